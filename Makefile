@@ -1,0 +1,56 @@
+# Every target that needs Python builds .venv/ first (from requirements.txt and
+# pyproject.toml) and reuses it afterwards.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/)))
+# Where the learner works: a copy of course/ that git ignores and `make lab` never overwrites.
+WORKSPACE ?= workspace
+LAB_ARGS ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: help venv lab test test-unit test-notebooks release student-pack autograde bench zoo demo-grade clean
+
+help:
+	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
+	@echo "make test          run the whole test suite (what CI runs)"
+	@echo "make release       regenerate course/ from solutions/ with nbgrader"
+	@echo "make student-pack  build dist/student-pack.zip: what an instructor hands out"
+	@echo "make autograde SUBMITTED=dir OUT=dir [JOBS=n]   grade submissions"
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "is ignored: it is neither" || true
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | grep -v "is ignored: it is neither" || true
+	$(BIN)/python -c "import torch, nbgrader, autograder, learner_kit" 
+	touch $@
+
+lab: $(STAMP)
+	$(BIN)/python -m learner_kit.workspace course $(WORKSPACE)
+	cd $(WORKSPACE) && ../$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) 01-attention/01-attention.ipynb
+
+test: test-unit test-notebooks
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest tests
+
+test-notebooks: $(STAMP)
+	@if [ -n "$(ASSIGNMENTS)" ]; then \
+	  $(BIN)/python -m pytest --nbval solutions --sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider; \
+	else echo "no notebooks under solutions/ yet"; fi
+
+release: $(STAMP)
+	$(BIN)/python -m autograder.release $(ASSIGNMENTS)
+
+student-pack: $(STAMP)
+	$(BIN)/python -m autograder.student_pack dist
+
+autograde: $(STAMP)
+	@test -n "$(SUBMITTED)" -a -n "$(OUT)" || (echo "usage: make autograde SUBMITTED=dir OUT=dir [JOBS=n]"; exit 2)
+	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1)
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,1 @@
+"""Helpers that the course notebooks import: visible checks and plots. Holds no solution."""
