@@ -8,6 +8,7 @@ ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/)))
 # Where the learner works: a copy of course/ that git ignores and `make lab` never overwrites.
 WORKSPACE ?= workspace
 LAB_ARGS ?=
+export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help venv lab test test-unit test-notebooks release student-pack autograde bench zoo demo-grade clean
