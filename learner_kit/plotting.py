@@ -41,3 +41,23 @@ def attention_grid(weights, query_labels=None, key_labels=None, title="Attention
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def mask_heatmap(mask, query_labels=None, key_labels=None, title="Mask", ax=None):
+    """Draw one bool (L_q, L_k) mask: rows are queries, columns keys; True (may attend) light, False (blocked) dark."""
+    from matplotlib.colors import ListedColormap
+
+    data = mask.detach().cpu().bool().numpy()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1 + 0.5 * data.shape[1], 1 + 0.5 * data.shape[0]))
+    ax.imshow(data, cmap=ListedColormap(["#2f2f3a", "#f2d16b"]), vmin=0, vmax=1)
+    ax.set_title(title)
+    ax.set_xlabel("key (attended to)")
+    ax.set_ylabel("query (attending)")
+    ax.set_xticks(range(data.shape[1]), key_labels if key_labels is not None else range(data.shape[1]), rotation=45)
+    ax.set_yticks(range(data.shape[0]), query_labels if query_labels is not None else range(data.shape[0]))
+    if data.size <= 144:
+        for i in range(data.shape[0]):
+            for j in range(data.shape[1]):
+                ax.text(j, i, "T" if data[i, j] else "F", ha="center", va="center", color="black" if data[i, j] else "white", fontsize=8)
+    return ax

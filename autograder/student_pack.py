@@ -1,0 +1,75 @@
+"""Build what an instructor hands to learners: the release notebooks and the learner helper.
+
+    python -m autograder.student_pack [DIST_DIR]     -> DIST_DIR/student-pack/ and DIST_DIR/student-pack.zip
+
+The pack holds course/ (made by `make release`), the learner_kit package with a
+pyproject.toml of its own, the pinned requirements and a short README. It holds
+neither the autograder package (reference, hidden checks) nor solutions/:
+tests/test_student_pack.py proves it.
+"""
+import shutil
+import sys
+from pathlib import Path
+
+from autograder.paths import COURSE, ROOT
+
+PACK_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "transformer-course-learner-kit"
+version = "0.1.0"
+description = "Visible checks and plots for the Transformer course notebooks."
+requires-python = ">=3.11"
+
+[tool.setuptools.packages.find]
+include = ["learner_kit*"]
+
+[tool.setuptools.package-data]
+learner_kit = ["fingerprints/*"]
+"""
+
+PACK_README = """\
+# The Transformer, written by you
+
+Notebooks in `course/`, one building block each, in order (01 to 10). Set up once:
+
+    python3 -m venv .venv
+    .venv/bin/pip install -r requirements.txt -e .
+    .venv/bin/jupyter lab course/01-attention/01-attention.ipynb
+
+(add `--allow-root` when running as root, e.g. in a container). Fill in each
+`# YOUR CODE HERE` blank, then run the test cell below it: it tells you what is
+wrong, and why, without giving the answer away. Submit the notebooks as your
+instructor tells you.
+"""
+
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+
+
+def build_pack(dist: Path) -> Path:
+    pack = dist / "student-pack"
+    shutil.rmtree(pack, ignore_errors=True)
+    pack.mkdir(parents=True)
+    if not any(COURSE.glob("*/*.ipynb")):
+        raise SystemExit("course/ has no release notebooks: run `make release` first.")
+    shutil.copytree(COURSE, pack / "course", ignore=IGNORED)
+    shutil.copytree(ROOT / "learner_kit", pack / "learner_kit", ignore=IGNORED)
+    shutil.copy2(ROOT / "requirements.txt", pack / "requirements.txt")
+    (pack / "pyproject.toml").write_text(PACK_PYPROJECT)
+    (pack / "README.md").write_text(PACK_README)
+    shutil.make_archive(str(dist / "student-pack"), "zip", root_dir=pack)
+    return pack
+
+
+def main(argv=None):
+    args = argv if argv is not None else sys.argv[1:]
+    dist = Path(args[0]) if args else ROOT / "dist"
+    pack = build_pack(dist)
+    print(f"built {pack}/ and {dist}/student-pack.zip")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""Reading the course's notebooks in tests: assignments present, solution regions, answer cells."""
+import re
+
+import nbformat
+
+from autograder.paths import COURSE, SOLUTIONS, assignment_ids
+
+SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
+
+
+def source_notebook(assignment):
+    return nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+def release_notebook(assignment, release_dir=COURSE):
+    return nbformat.read(release_dir / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+def solution_lines(nb):
+    """The substantial lines inside the notebook's ### BEGIN/END SOLUTION regions."""
+    lines = set()
+    for cell in nb.cells:
+        for region in SOLUTION_REGION.findall(cell.source):
+            lines.update(line.strip() for line in region.splitlines() if len(line.strip()) >= 12)
+    return lines
+
+
+ASSIGNMENTS = assignment_ids()
