@@ -39,6 +39,18 @@ B, L_Q, L_K, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 3, 5, 12, 3, 20, 2
 D_K, D_V = 4, 6  # for the bare attention functions
 PAD = 0
 
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_cpu_thread():
+    """The tensors here are tiny: intra-op threads only add contention (10x slower on a
+    loaded 2-core machine). Restored afterwards for the other test modules."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
 DEVICES = [
     "cpu",
     pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")),
