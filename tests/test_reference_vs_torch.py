@@ -12,12 +12,14 @@ float inputs and w.r.t. every mapped parameter), for the same random cotangent.
 Tolerances (TOL below):
 - float32: rtol = atol = 1e-5. Both sides compute the same maths in a different order
   (torch packs q/k/v into one matmul, fuses bias adds, has its own layer-norm and softmax
-  kernels), so each reduction differs by a few float32 ulps (eps = 1.2e-7); through
-  softmax, layer norm, two layers and the backward pass the largest difference measured
-  on O(1) values is ~1e-6 (CPU). 1e-5 keeps a 10x margin, while every real mistake
-  (a wrong scale, an inverted mask, eps outside the sqrt, ...) moves values by > 1e-3.
+  kernels), so each reduction differs by a few float32 ulps (eps = 1.2e-7). Through
+  softmax, layer norm, two layers and the backward pass (gradients reach ~10) the largest
+  difference measured on CPU is 3.8e-6, at most 0.11 of the allowed atol + rtol*|expected|:
+  a 9x margin, while every real mistake (a wrong scale, an inverted mask, eps outside the
+  sqrt, ...) moves values by > 1e-3.
 - float64: rtol = atol = 1e-12: the same argument with eps = 2.2e-16; the largest
-  difference measured is ~1e-15.
+  difference measured is 4.4e-15 (0.0015 of the allowance).
+- PositionalEncoding.pe has its own, tighter PE_TOL (see there).
 """
 import functools
 import itertools
@@ -38,7 +40,6 @@ TOL = {
 B, L_Q, L_K, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 3, 5, 12, 3, 20, 2
 D_K, D_V = 4, 6  # for the bare attention functions
 PAD = 0
-
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -178,6 +179,11 @@ def torch_causal(size, ctx):
     return nn.Transformer.generate_square_subsequent_mask(size, device=ctx.device, dtype=ctx.dtype)
 
 
+def blocked_future(size, device):
+    """torch's bool causal mask: True (blocked) above the diagonal."""
+    return ~torch.ones(size, size, dtype=torch.bool, device=device).tril()
+
+
 @contextmanager
 def default_dtype(dtype):
     old = torch.get_default_dtype()
@@ -221,9 +227,13 @@ def test_sdpa_matches_torch_sdpa(ctx, mask_shape):
     eye = torch.eye(L_K, device=ctx.device, dtype=ctx.dtype)  # values = I turns the output into the weights
 
     def theirs(q, k, v):  # torch's bool attn_mask: True = attend, as ours
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, eye, attn_mask=mask)
+        return (F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+                F.scaled_dot_product_attention(q, k, eye, attn_mask=mask))
 
-    _, weights = check_against(lambda q, k, v: ref.scaled_dot_product_attention(q, k, v, mask), theirs, sdpa_inputs(ctx), tol=ctx.tol)
+    def ours(q, k, v):
+        return ref.scaled_dot_product_attention(q, k, v, mask)
+
+    _, weights = check_against(ours, theirs, sdpa_inputs(ctx), tol=ctx.tol)
     if mask is not None:
         assert (weights.detach()[~mask.expand_as(weights)] == 0).all()
 
@@ -275,7 +285,8 @@ def test_multi_head_attention_matches_nn_multihead_attention(ctx, case, mask_kin
     pairs = tie(ours, mha_pairs(ours, theirs))
     l_q = L_K if case == "self" else L_Q
     mask, kwargs = mha_masks(mask_kind, ctx, l_q=l_q)
-    inputs = (ctx.randn(B, L_K, D_MODEL),) if case == "self" else (ctx.randn(B, L_Q, D_MODEL), ctx.randn(B, L_K, D_MODEL), ctx.randn(B, L_K, D_MODEL))
+    shapes = [(B, L_K, D_MODEL)] if case == "self" else [(B, L_Q, D_MODEL), (B, L_K, D_MODEL), (B, L_K, D_MODEL)]
+    inputs = [ctx.randn(*shape) for shape in shapes]  # self: query = key = value
 
     def ours_fn(*x):
         out = ours(*as_qkv(*x), mask)
@@ -322,7 +333,12 @@ def build_generator(ctx):
     return ours, theirs, lambda: linear_pairs(ours.proj, theirs[0]), theirs
 
 
-SIMPLE_MODULES = {"LayerNorm": (build_layer_norm, 1), "AddNorm": (build_add_norm, 2), "PositionwiseFeedForward": (build_ffn, 1), "Generator": (build_generator, 1)}
+SIMPLE_MODULES = {  # name: (builder, number of (B, L, d_model) inputs)
+    "LayerNorm": (build_layer_norm, 1),
+    "AddNorm": (build_add_norm, 2),
+    "PositionwiseFeedForward": (build_ffn, 1),
+    "Generator": (build_generator, 1),
+}
 
 
 @pytest.mark.parametrize("name", SIMPLE_MODULES)
@@ -367,7 +383,8 @@ def built_in(ctx, cls, *args, **kwargs):
 def test_positional_encoding_buffer_matches_formula(ctx):
     expected = pe_formula(5000, D_MODEL).to(ctx.device, ctx.dtype)
     module = built_in(ctx, ref.PositionalEncoding, D_MODEL)  # default max_len = 5000
-    assert module.pe.shape == (1, 5000, D_MODEL) and module.pe.dtype == ctx.dtype and module.pe.device.type == ctx.device.type
+    assert module.pe.shape == (1, 5000, D_MODEL)
+    assert module.pe.dtype == ctx.dtype and module.pe.device.type == ctx.device.type
     torch.testing.assert_close(module.pe, expected, **PE_TOL[ctx.dtype])
     moved = ctx.put(ref.PositionalEncoding(D_MODEL))  # built in float32, then .to(ctx.dtype)
     torch.testing.assert_close(moved.pe, expected, **PE_TOL[torch.float32])
@@ -384,18 +401,22 @@ def test_positional_encoding_forward_adds_pe_prefix(ctx):
 TORCH_LAYER_KW = dict(dropout=0.0, activation="relu", batch_first=True, norm_first=False)
 
 
-def build_encoder(stack):
-    if stack:
-        theirs = nn.TransformerEncoder(nn.TransformerEncoderLayer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW), N_LAYERS, enable_nested_tensor=False)
-        return ref.Encoder(D_MODEL, N_HEAD, D_FF, N_LAYERS, dropout=0.0), theirs
-    return ref.EncoderLayer(D_MODEL, N_HEAD, D_FF, dropout=0.0), nn.TransformerEncoderLayer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW)
+# ours: (layer, stack); torch: (layer, stack of a layer); torch's stacks have no final norm by default
+STACKS = {
+    "encoder": (ref.EncoderLayer, ref.Encoder, nn.TransformerEncoderLayer,
+                lambda layer: nn.TransformerEncoder(layer, N_LAYERS, enable_nested_tensor=False)),
+    "decoder": (ref.DecoderLayer, ref.Decoder, nn.TransformerDecoderLayer,
+                lambda layer: nn.TransformerDecoder(layer, N_LAYERS)),
+}
 
 
-def build_decoder(stack):
+def build_stack(kind, stack):
+    """(ours, torch's) layer or stack of N_LAYERS layers, post-norm, relu, dropout 0."""
+    our_layer, our_stack, their_layer, their_stack = STACKS[kind]
+    theirs = their_layer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW)
     if stack:
-        theirs = nn.TransformerDecoder(nn.TransformerDecoderLayer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW), N_LAYERS)
-        return ref.Decoder(D_MODEL, N_HEAD, D_FF, N_LAYERS, dropout=0.0), theirs
-    return ref.DecoderLayer(D_MODEL, N_HEAD, D_FF, dropout=0.0), nn.TransformerDecoderLayer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW)
+        return our_stack(D_MODEL, N_HEAD, D_FF, N_LAYERS, dropout=0.0), their_stack(theirs)
+    return our_layer(D_MODEL, N_HEAD, D_FF, dropout=0.0), theirs
 
 
 SRC_TOKENS = [[3, 4, 5, PAD, PAD], [6, 7, 8, 9, 1]]  # (B, L_K), padding at the end
@@ -419,31 +440,36 @@ def decoder_masks(kind, ctx):
     src, tgt = ctx.tokens(SRC_TOKENS), ctx.tokens(TGT_TOKENS)
     kwargs = {"memory_key_padding_mask": src == PAD}
     if kind == "causal_src_pad":
-        return ref.make_pad_mask(src, PAD), ref.make_subsequent_mask(L_Q, device=ctx.device), {**kwargs, "tgt_mask": torch_causal(L_Q, ctx)}
-    blocked_future = ~torch.ones(L_Q, L_Q, dtype=torch.bool, device=ctx.device).tril()  # bool, as the padding mask
-    kwargs.update(tgt_mask=blocked_future, tgt_key_padding_mask=tgt == PAD)
+        kwargs["tgt_mask"] = torch_causal(L_Q, ctx)
+        return ref.make_pad_mask(src, PAD), ref.make_subsequent_mask(L_Q, device=ctx.device), kwargs
+    # bool, as the padding mask: torch deprecates mixing a float mask with a bool one
+    kwargs.update(tgt_mask=blocked_future(L_Q, ctx.device), tgt_key_padding_mask=tgt == PAD)
     return ref.make_pad_mask(src, PAD), ref.make_tgt_mask(tgt, PAD), kwargs
 
 
 @pytest.mark.parametrize("stack", [False, True], ids=["EncoderLayer", "Encoder"])
 @pytest.mark.parametrize("mask_kind", ["none", "src_pad", "causal"])
 def test_encoder_matches_nn_transformer_encoder(ctx, stack, mask_kind):
-    ours, theirs = build_encoder(stack)
+    ours, theirs = build_stack("encoder", stack)
     ctx.put(ours, randomise(theirs))
     pairs = tie(ours, layer_pairs(ours, theirs))
     mask, torch_masks = encoder_masks(mask_kind, ctx)
-    check_against(lambda x: ours(x, mask), lambda x: theirs(x, *torch_masks), [ctx.randn(B, L_K, D_MODEL)], pairs, tol=ctx.tol)
+    inputs = [ctx.randn(B, L_K, D_MODEL)]
+    check_against(lambda x: ours(x, mask), lambda x: theirs(x, *torch_masks), inputs, pairs, tol=ctx.tol)
 
 
 @pytest.mark.parametrize("stack", [False, True], ids=["DecoderLayer", "Decoder"])
 @pytest.mark.parametrize("mask_kind", ["none", "causal_src_pad", "tgt_mask_src_pad"])
 def test_decoder_matches_nn_transformer_decoder(ctx, stack, mask_kind):
-    ours, theirs = build_decoder(stack)
+    ours, theirs = build_stack("decoder", stack)
     ctx.put(ours, randomise(theirs))
     pairs = tie(ours, layer_pairs(ours, theirs))
     src_mask, tgt_mask, kwargs = decoder_masks(mask_kind, ctx)
     inputs = [ctx.randn(B, L_Q, D_MODEL), ctx.randn(B, L_K, D_MODEL)]  # target, memory
-    check_against(lambda x, m: ours(x, m, src_mask, tgt_mask), lambda x, m: theirs(x, m, **kwargs), inputs, pairs, tol=ctx.tol)
+    def ours_fn(x, memory):
+        return ours(x, memory, src_mask, tgt_mask)
+
+    check_against(ours_fn, lambda x, memory: theirs(x, memory, **kwargs), inputs, pairs, tol=ctx.tol)
 
 
 # ------------------------------------------------------------------ 06 masks
@@ -465,7 +491,9 @@ def test_make_pad_and_tgt_masks_match_hand_expectation(device, pad_idx):
     pad = ref.make_pad_mask(tokens, pad_idx)
     tgt = ref.make_tgt_mask(tokens, pad_idx)
     expected_pad = [[[[rows[b][j] != pad_idx for j in range(length)]]] for b in range(n)]
-    expected_tgt = [[[[rows[b][j] != pad_idx and j <= i for j in range(length)] for i in range(length)]] for b in range(n)]
+    expected_tgt = [
+        [[[rows[b][j] != pad_idx and j <= i for j in range(length)] for i in range(length)]] for b in range(n)
+    ]
     for mask, expected, shape in ((pad, expected_pad, (n, 1, 1, length)), (tgt, expected_tgt, (n, 1, length, length))):
         assert mask.dtype == torch.bool and mask.shape == shape and mask.device.type == device.type
         assert mask.tolist() == expected
@@ -477,7 +505,8 @@ SRC_VOCAB, TGT_VOCAB, MAX_LEN = 11, 13, 50
 
 
 def small_model(ctx):
-    return built_in(ctx, ref.Transformer, SRC_VOCAB, TGT_VOCAB, D_MODEL, N_HEAD, N_LAYERS, D_FF, dropout=0.0, max_len=MAX_LEN)
+    sizes = (SRC_VOCAB, TGT_VOCAB, D_MODEL, N_HEAD, N_LAYERS, D_FF)
+    return built_in(ctx, ref.Transformer, *sizes, dropout=0.0, max_len=MAX_LEN)
 
 
 class TorchSeq2Seq(nn.Module):
@@ -486,8 +515,7 @@ class TorchSeq2Seq(nn.Module):
     def __init__(self):
         super().__init__()
         self.src_lut, self.tgt_lut = nn.Embedding(SRC_VOCAB, D_MODEL), nn.Embedding(TGT_VOCAB, D_MODEL)
-        encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW), N_LAYERS, enable_nested_tensor=False)
-        decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(D_MODEL, N_HEAD, D_FF, **TORCH_LAYER_KW), N_LAYERS)
+        encoder, decoder = build_stack("encoder", True)[1], build_stack("decoder", True)[1]
         self.core = nn.Transformer(D_MODEL, N_HEAD, custom_encoder=encoder, custom_decoder=decoder, batch_first=True)
         self.proj = nn.Linear(D_MODEL, TGT_VOCAB)
 
@@ -496,9 +524,9 @@ class TorchSeq2Seq(nn.Module):
         return lut(tokens) * math.sqrt(D_MODEL) + pe
 
     def forward(self, src, tgt):
-        causal = ~torch.ones(tgt.size(1), tgt.size(1), dtype=torch.bool, device=tgt.device).tril()
         out = self.core(
-            self.embed(self.src_lut, src), self.embed(self.tgt_lut, tgt), tgt_mask=causal,
+            self.embed(self.src_lut, src), self.embed(self.tgt_lut, tgt),
+            tgt_mask=blocked_future(tgt.size(1), tgt.device),
             src_key_padding_mask=src == PAD, tgt_key_padding_mask=tgt == PAD, memory_key_padding_mask=src == PAD,
         )
         return F.log_softmax(self.proj(out), dim=-1)
@@ -507,7 +535,10 @@ class TorchSeq2Seq(nn.Module):
 def test_transformer_matches_nn_transformer(ctx):
     ours = small_model(ctx)
     theirs = randomise(ctx.put(TorchSeq2Seq()))
-    pairs = [(ours.src_embed[0].lut.weight, theirs.src_lut.weight, ...), (ours.tgt_embed[0].lut.weight, theirs.tgt_lut.weight, ...)]
+    pairs = [
+        (ours.src_embed[0].lut.weight, theirs.src_lut.weight, ...),
+        (ours.tgt_embed[0].lut.weight, theirs.tgt_lut.weight, ...),
+    ]
     pairs += layer_pairs(ours.encoder, theirs.core.encoder) + layer_pairs(ours.decoder, theirs.core.decoder)
     pairs = tie(ours, pairs + linear_pairs(ours.generator.proj, theirs.proj))
     src, tgt = ctx.tokens(SRC_TOKENS), ctx.tokens(TGT_TOKENS)
@@ -584,13 +615,13 @@ def test_additive_multi_head_attention_is_a_drop_in(ctx):
     assert out.shape == x.shape and out.dtype == ctx.dtype and torch.isfinite(out).all()
     assert attn.attn.shape == (B, N_HEAD, L_K, L_K)
     # each head is the shared additive score on that head's slice of the projections
-    s = attn.score
-    heads = [
-        additive_loop(s.w_q.weight, s.w_k.weight, s.v.weight[0], *(lin(x)[..., h * D_K : (h + 1) * D_K] for lin in (attn.w_q, attn.w_k, attn.w_v)), keep[:, None, :])
-        for h in range(N_HEAD)
-    ]
+    score, heads = attn.score, []
+    for h in range(N_HEAD):
+        q, k, v = (lin(x)[..., h * D_K : (h + 1) * D_K] for lin in (attn.w_q, attn.w_k, attn.w_v))
+        heads.append(additive_loop(score.w_q.weight, score.w_k.weight, score.v.weight[0], q, k, v, keep[:, None, :]))
     torch.testing.assert_close(attn.attn, torch.stack([w for _, w in heads], dim=1), **ctx.tol)
-    torch.testing.assert_close(attn(x, x, x, keep[:, None, None, :]), attn.w_o(torch.cat([o for o, _ in heads], dim=-1)), **ctx.tol)
+    expected = attn.w_o(torch.cat([o for o, _ in heads], dim=-1))
+    torch.testing.assert_close(attn(x, x, x, keep[:, None, None, :]), expected, **ctx.tol)
 
 
 # ------------------------------------------------------------------ 10 training utilities
@@ -614,7 +645,8 @@ def test_label_smoothing_loss_matches_formula(ctx, pad_idx, smoothing):
     def formula(logp):  # the loss value from the loops, with the gradient -t
         return torch.tensor(loss, device=ctx.device, dtype=ctx.dtype) + ((logp - logp.detach()) * d_loss_d_logp).sum()
 
-    check_against(lambda logp: criterion(logp, torch.tensor(targets, device=ctx.device)), formula, [log_probs], tol=ctx.tol)
+    target = torch.tensor(targets, device=ctx.device)
+    check_against(lambda logp: criterion(logp, target), formula, [log_probs], tol=ctx.tol)
 
 
 @pytest.mark.parametrize("factor, d_model, warmup", [(1.0, 512, 4000), (2.0, 16, 10)])
@@ -640,7 +672,8 @@ def test_make_batch_shifts_target_and_builds_masks(device):
     assert batch["tgt_out"].tolist() == [[8, 9, 2, PAD], [7, 2, PAD, PAD]]
     assert type(batch["n_tokens"]) is int and batch["n_tokens"] == 5
     assert batch["src_mask"].tolist() == [[[[True, True, True, False]]], [[[True, True, False, False]]]]
-    expected_tgt = [[[[j <= i and tok != PAD for j, tok in enumerate(row)] for i in range(4)]] for row in batch["tgt_in"].tolist()]
+    tgt_in = batch["tgt_in"].tolist()
+    expected_tgt = [[[[j <= i and tok != PAD for j, tok in enumerate(row)] for i in range(4)]] for row in tgt_in]
     assert batch["tgt_mask"].tolist() == expected_tgt
     assert all(batch[k].device.type == device.type for k in ("src_mask", "tgt_mask"))
 
