@@ -31,7 +31,8 @@ $(STAMP): requirements.txt pyproject.toml
 
 lab: $(STAMP)
 	$(BIN)/python -m learner_kit.workspace course $(WORKSPACE)
-	cd $(WORKSPACE) && ../$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) 01-attention/01-attention.ipynb
+	cd $(WORKSPACE) && $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
+	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) $(LAB_ARGS)
 
 test: test-unit test-notebooks
 
@@ -52,6 +53,18 @@ student-pack: $(STAMP)
 autograde: $(STAMP)
 	@test -n "$(SUBMITTED)" -a -n "$(OUT)" || (echo "usage: make autograde SUBMITTED=dir OUT=dir [JOBS=n]"; exit 2)
 	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1)
+
+# Stock `nbgrader autograde` against `autograder grade` on N perfect students (STUDENTS=n JOBS=n).
+bench: $(STAMP)
+	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),6) --jobs $(or $(JOBS),2)
+
+# Synthetic submissions (perfect, empty, typical mistakes, a cheat) graded, as a table.
+demo-grade: $(STAMP)
+	$(BIN)/python -m autograder.grading.demo --jobs $(or $(JOBS),2)
+
+# The bug zoo and the right-answer zoo of autograder.checks, as a table.
+zoo: $(STAMP)
+	$(BIN)/python -m tests.zoo.report
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
