@@ -1,0 +1,9 @@
+"""Checks that name a learner's mistake, one module per unit family: see README.md.
+
+    from autograder.checks import check
+    check("scaled_dot_product_attention", scaled_dot_product_attention, "masks")
+"""
+from . import attention, decoder, encoder, feedforward, generator, heads, masks, norm  # noqa: F401  (each family registers its units)
+from .core import ASPECTS, UNITS, CheckFailure, UnitSpec, check, register
+
+__all__ = ["ASPECTS", "UNITS", "CheckFailure", "UnitSpec", "check", "register"]

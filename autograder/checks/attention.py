@@ -1,0 +1,114 @@
+"""Checks of 01-attention: scaled_dot_product_attention.
+
+Dimensions all differ (B=2, n_head=4, L_q=3, L_k=5, d_k=6, d_v=7), so an axis mixed up
+shows. The probes are chosen so that every mutant differs from the reference on at least
+one of them: a full mask with mixed rows (mask mistakes, softmax axis, returned scores),
+and a 4-D case where L_k = d_k = n_head, the one shape on which a key transposed on the
+wrong axes (or not at all) still runs and can be told apart by its values.
+"""
+import math
+from functools import partial
+
+import torch
+from torch import nn
+
+from learner_kit.harness import Case
+
+from . import inputs
+from .core import UnitSpec, register
+
+B, H, L_Q, L_K, D_K, D_V = 2, 4, 3, 5, 6, 7
+
+
+def _sdpa(query, key, value, mask=None, dropout=None, *, scale="sqrt", key_axes=(-2, -1), softmax_dim=-1,
+          mask_use="before", fill="min", returns="weights"):
+    """The reference with knobs: each default is the reference's behaviour, each other value a mistake."""
+    scores = query @ (key.transpose(*key_axes) if key_axes else key)
+    scores = scores / {"sqrt": math.sqrt(query.size(-1)), "dk": query.size(-1), "none": 1}[scale]
+    raw = scores
+    fill = {"min": torch.finfo(scores.dtype).min, "-inf": -math.inf}.get(fill, fill)
+    blocked = None if mask is None or mask_use == "ignored" else mask if mask_use == "inverted" else ~mask
+    if blocked is not None and mask_use != "after-softmax":
+        scores = scores.masked_fill(blocked, fill)
+    weights = scores.softmax(dim=softmax_dim)
+    if blocked is not None and mask_use == "after-softmax":
+        weights = weights.masked_fill(blocked, fill)
+    dropped = dropout(weights) if dropout is not None else weights
+    return dropped @ value, {"weights": weights, "scores": scores, "raw-scores": raw}[returns]
+
+
+_FILLS = ("min", "-inf", -1e9)  # the fill values learners use; they matter once the mask is misapplied
+
+MUTANTS = {
+    "sdpa-no-scale": (partial(_sdpa, scale="none"),),
+    "sdpa-scale-dk": (partial(_sdpa, scale="dk"),),
+    "sdpa-softmax-dim": tuple(partial(_sdpa, softmax_dim=d) for d in (-2, 1, 0)),
+    "sdpa-mask-inverted": tuple(partial(_sdpa, mask_use="inverted", fill=f) for f in _FILLS),
+    "sdpa-mask-ignored": (partial(_sdpa, mask_use="ignored"),),
+    "sdpa-mask-after-softmax": tuple(partial(_sdpa, mask_use="after-softmax", fill=f) for f in (0.0, *_FILLS)),
+    "sdpa-mask-fill-zero": (partial(_sdpa, fill=0.0),),
+    "sdpa-key-transpose": (partial(_sdpa, key_axes=()), partial(_sdpa, key_axes=(1, 2))),
+    "sdpa-returns-scores": (*(partial(_sdpa, returns="scores", fill=f) for f in _FILLS),
+                            partial(_sdpa, returns="raw-scores")),
+}
+
+
+def _case(seed, lead, label, l_q=L_Q, l_k=L_K, d_k=D_K, d_v=D_V, mask=None, dropout=None, grad=False, **fields):
+    """A float32 case with leading axes `lead`; `fields` go to Case (compare, torch_seed)."""
+    args = inputs.attention_inputs(seed, lead, l_q, l_k, d_k, d_v, mask, dropout, grad)
+    return Case(args, label=label, **fields).to(torch.float32)
+
+
+def _padded(seed, **more):
+    mask = inputs.padding_mask([4, 2], L_K)
+    return _case(seed, (B, H), "4-D inputs with a padding mask (B, 1, 1, L_k)", mask=mask, **more)
+
+
+def _mixed(seed, **more):
+    mask = inputs.mixed_mask(seed, (B, 1, L_Q, L_K))
+    return _case(seed, (B, H), "4-D inputs with a mask of shape (B, 1, L_q, L_k)", mask=mask, **more)
+
+
+def _values_cases():
+    return [
+        _case(1, (B,), "3-D inputs (batch, position, feature)"),
+        _case(2, (B, H), "4-D inputs (batch, head, position, feature)"),
+        _case(3, (B, H), "4-D inputs and a dropout module in training mode (only the output is compared)",
+              dropout=nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
+    ]
+
+
+def _mask_cases():
+    staircase = inputs.staircase_mask(L_Q, L_K)
+    return [_padded(11), _mixed(12),
+            _case(13, (B,), "3-D inputs with a (L_q, L_k) mask shared by the batch", mask=staircase)]
+
+
+def _probes():
+    square = inputs.padding_mask([3, 2], 4)
+    return [
+        _mixed(101),
+        _case(102, (B, H), "4-D inputs where L_k = d_k = n_head = 4, with a padding mask",
+              d_k=4, l_k=4, d_v=5, mask=square),
+        _case(103, (B,), "3-D inputs (batch, position, feature)"),
+    ]
+
+
+register(UnitSpec(
+    name="scaled_dot_product_attention",
+    outputs={"weights": "return.1", "output": "return.0"},  # weights first: their differences teach more
+    axes={"weights": ("query", "key"), "output": ("query", "feature")},
+    cases={
+        "values": _values_cases,
+        "masks": _mask_cases,
+        "float64": lambda: [c.to(torch.float64) for c in (_case(2, (B, H), "4-D inputs in float64"), _mixed(12))],
+        "grad": lambda: [_mixed(12, grad=True)],
+        "device": lambda: [_padded(11)],
+        "properties": lambda: [_padded(11), _mixed(12)],
+    },
+    probes=_probes,
+    mutants=MUTANTS,
+    knobbed=_sdpa,
+    properties=(("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
+    picture="weights",
+))

@@ -1,0 +1,249 @@
+"""The core of the checks: the unit registry, and check(), which runs one aspect of a unit.
+
+A family module (attention.py, heads.py, ...) describes each of its units with a UnitSpec
+and registers it. check() first runs the guards (tampering, the unit's kind, one plain
+case for errors, interface, in-place changes, shape, dtype and NaN), then the aspect's
+cases against autograder.reference; after any failure it runs the unit's known mistakes
+("mutants") on the same inputs and on the unit's probe cases, and names the one that
+behaves exactly like the learner's code.
+"""
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from autograder import reference
+from learner_kit import harness
+from learner_kit.harness import Call
+from learner_kit.messages import format_message
+
+from . import guards, pictures
+
+# Aspects that run the learner's module with the reference's buffers too: a table built in
+# float32 (right, as in the Annotated Transformer) carries ~1e-7 of rounding that the float64
+# tolerance would wrongly fail; its values are judged by "values" and "properties" instead.
+REFERENCE_BUFFER_ASPECTS = ("float64", "grad")
+
+# aspect -> the _Checker method that runs it
+ASPECTS = {
+    "values": "compare_values",
+    "masks": "compare_values",
+    "float64": "compare_values",
+    "grad": "compare_gradients",
+    "device": "try_devices",
+    "properties": "check_properties",
+}
+UNITS = {}
+
+
+class CheckFailure(AssertionError):
+    """A failed check; str() is the learner's message, `mistake_id` its id."""
+
+    def __init__(self, mistake_id, detail=""):
+        super().__init__(format_message(mistake_id, detail))
+        self.mistake_id = mistake_id
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """How to check one graded unit. The aspects it has are the keys of `cases`."""
+
+    name: str  # as in COURSE.md and autograder.reference
+    outputs: dict  # result name -> where it is: "return", "return.0", "attr.attn"
+    cases: dict  # aspect -> function() returning a list of harness.Case
+    probes: Callable  # function() -> cases on which every mutant differs; also the visible fingerprint
+    mutants: dict = field(default_factory=dict)  # mistake id -> tuple of wrong variants of the unit
+    knobbed: object = None  # the mutants' knobbed copy of the reference, knobs at their defaults (tested equal)
+    init: tuple | None = None  # constructor arguments of a module unit
+    axes: dict = field(default_factory=dict)  # result name -> names of its last axes, for messages
+    properties: tuple = ()  # harness.violated_property specs checked by the "properties" aspect
+    grad_outputs: tuple = ()  # results whose gradients the "grad" aspect compares (() = all)
+    forbidden: dict = field(default_factory=dict)  # extra built-in callable -> its name
+    forbidden_modules: tuple = ()  # extra module classes that do this unit's work
+    device_id: str = "device"  # the id of a device failure
+    picture: str | None = None  # the result holding attention weights, drawn when it differs
+    weight_seed: int = 0  # seed of the reference module whose weights every module check uses
+    weight_noise: float = 0.0  # normal noise added to those weights (e.g. so that gamma is not all ones)
+
+    @property
+    def reference(self):
+        return getattr(reference, self.name)
+
+    def build_call(self, with_buffers=False):
+        """The Call of every case; module weights come from a seeded reference instance.
+
+        Only parameters are copied unless `with_buffers`: a buffer (the positional table)
+        is the learner's own work, judged by "values" and "properties".
+        """
+        weights = None
+        if self.init is not None:
+            with harness.isolated():
+                harness.seed(self.weight_seed)
+                module = self.reference(*self.init)
+                tensors = module.state_dict() if with_buffers else dict(module.named_parameters(remove_duplicate=False))
+                weights = {k: v.detach().clone() for k, v in tensors.items()}
+                for value in weights.values():
+                    if value.is_floating_point():
+                        value.add_(self.weight_noise * torch.randn(value.shape, dtype=value.dtype))
+        return Call(outputs=self.outputs, init=self.init, weights=weights, axes=self.axes)
+
+
+def register(spec):
+    UNITS[spec.name] = spec
+    return spec
+
+
+def variant_class(base, **knobs):
+    """A subclass of `base` (a knobbed copy of a reference module) with `knobs` as class attributes."""
+    return type(base.__name__.lstrip("_"), (base,), knobs)
+
+
+def check(unit_name, candidate, aspect):
+    """Check one aspect of a learner's unit; print one line, or raise CheckFailure."""
+    spec = UNITS.get(unit_name)
+    if spec is None:
+        raise ValueError(f"no checks for unit {unit_name!r}; known units: {', '.join(UNITS)}")
+    if aspect not in spec.cases:
+        raise ValueError(f"{unit_name} has no aspect {aspect!r}; it has: {', '.join(spec.cases)}")
+    failure = None
+    try:
+        checker = _Checker(spec, candidate, aspect)
+        checker.guards()
+        getattr(checker, ASPECTS[aspect])(aspect)
+    except CheckFailure as caught:
+        failure = caught
+    if failure is not None:
+        raise failure.with_traceback(None)  # the message is the point, not the checks' frames
+    print(f"✓ {unit_name}: {aspect} passed")
+
+
+class _Checker:
+    """One check of one candidate: runs cases, judges them, names the mistake."""
+
+    def __init__(self, spec, candidate, aspect=None):
+        self.spec, self.candidate = spec, candidate
+        self.call = spec.build_call(with_buffers=aspect in REFERENCE_BUFFER_ASPECTS)
+
+    # ---------------------------------------------------------- guards and judging
+
+    def guards(self):
+        tampered = guards.tampering(self.spec, self.candidate)
+        if tampered:
+            raise CheckFailure("tampering", tampered)
+        wrong = harness.wrong_kind(self.candidate, self.call.init is not None, self.spec.name)
+        if wrong:
+            raise CheckFailure(*wrong)
+        self.examine(self.spec.cases["values"]()[0], values=False)
+
+    def run(self, case):
+        """The candidate's outcome on `case`, watched for forbidden built-ins and the reference."""
+        watch = guards.Watch({**guards.FORBIDDEN_FUNCTIONS, **self.spec.forbidden})
+        got = harness.run(self.candidate, self.call, case, guard=watch)
+        found = watch.found or guards.forbidden_submodule(got.instance, self.spec.forbidden_modules)
+        if found:
+            raise CheckFailure(*found)
+        return got
+
+    def reference(self, case):
+        return harness.run(self.spec.reference, self.call, case)
+
+    def examine(self, case, values=True):
+        got, want = self.run(case), self.reference(case)
+        found = harness.verdict(got, want, case, self.call.axes, values)
+        if found:
+            self.fail(case, got, want, *found)
+        return got, want
+
+    def fail(self, case, got, want, mistake_id, detail):
+        """Raise the most specific failure: a known mistake that explains it, else `mistake_id`."""
+        if mistake_id != "not-implemented" and want is not None:
+            mistake_id = self.diagnose(case, got, want) or mistake_id
+        if self.spec.picture and want is not None and got.outputs:
+            pictures.show_attention(got.outputs, want.outputs, self.spec.picture)
+        raise CheckFailure(mistake_id, detail)
+
+    def diagnose(self, case, got, want):
+        """The id of the mutant that explains the failure on `case` and behaves like the candidate on every probe."""
+        cases = [case, *self.spec.probes()]
+        learner = [got, *(self.run(c) for c in cases[1:])]
+        variants = (
+            (mistake_id, (harness.run(variant, self.call, c) for c in cases))
+            for mistake_id, group in self.spec.mutants.items()
+            for variant in group
+        )
+        return harness.name_mistake(learner, variants, cases, want)
+
+    # ---------------------------------------------------------- aspects
+
+    def compare_values(self, aspect):
+        """values, masks, float64: results equal the reference's on every case of the aspect."""
+        for case in self.spec.cases[aspect]():
+            self.examine(case)
+
+    def compare_gradients(self, aspect):
+        for case in self.spec.cases[aspect]():
+            got, want = self.examine(case)
+            problem = self._gradient_problem(case, got, want)
+            if problem:
+                self.fail(case, got, want, "wrong-gradients", problem)
+
+    def check_properties(self, aspect):
+        for case in self.spec.cases[aspect]():
+            got, want = self.examine(case, values=False)
+            problem = harness.violated_property(self.spec.properties, got, case, self.call.axes)
+            if problem:
+                self.fail(case, got, want, "property-violated", problem)
+
+    def try_devices(self, aspect):
+        """On the meta device only a device-mismatch error counts; on CUDA, results are compared."""
+        case = self.spec.cases[aspect]()[0]
+        for device in ["meta"] + (["cuda"] if torch.cuda.is_available() else []):
+            moved = case.to(device=device)
+            got = self.run(moved)
+            if got.error is not None and guards.is_device_error(got.error):
+                detail = f"With every input on the '{device}' device: {harness.describe_error(got.error)}"
+                self.fail(moved, got, None, self.spec.device_id, detail)
+            strays = [n for n, t in (got.outputs or {}).items() if t.device.type != device]
+            if strays:
+                detail = f"With every input on the '{device}' device, `{strays[0]}` comes back on another device."
+                self.fail(moved, got, None, self.spec.device_id, detail)
+            if device != "meta":  # on meta, anything else (e.g. .item()) is inconclusive, never failed
+                want = self.reference(moved)
+                found = harness.verdict(got, want, moved, self.call.axes)
+                if found:
+                    self.fail(moved, got, want, *found)
+
+    def _gradient_problem(self, case, got, want):
+        names = self.spec.grad_outputs or case.names(self.spec.outputs)
+        for outcome in (want, got):
+            failed = _backpropagate(outcome, names)
+            if failed:
+                return f"Backpropagating through your code failed: {failed}"
+        pairs = [("input", n, got.inputs[n].grad, want.inputs[n].grad)
+                 for n, v in case.inputs.items() if isinstance(v, torch.Tensor) and v.requires_grad]
+        if want.instance is not None:
+            mine = dict(got.instance.named_parameters())
+            pairs += [("parameter", n, mine[n].grad, p.grad) for n, p in want.instance.named_parameters() if n in mine]
+        for kind, name, mine, theirs in pairs:
+            if theirs is None:
+                continue
+            if mine is None:
+                return f"No gradient reaches the {kind} `{name}`."
+            if not harness.close(mine, theirs):
+                return f"The gradient of the {kind} " + harness.describe_difference(name, mine, theirs)
+        return ""
+
+
+def _backpropagate(outcome, names, seed=0):
+    """Backpropagate a fixed random weighting of the results; return what went wrong, or ''."""
+    generator = torch.Generator().manual_seed(seed)
+    with harness.isolated():
+        try:
+            total = sum((out * torch.randn(out.shape, generator=generator, dtype=out.dtype).to(out.device)).sum()
+                        for out in (outcome.outputs[n] for n in names))
+            if not total.requires_grad:
+                return "the results do not depend on the inputs through autograd (is something detached?)"
+            total.backward()
+        except Exception as error:  # the learner's graph may raise anything
+            return harness.describe_error(error)
+    return ""

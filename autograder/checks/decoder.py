@@ -1,0 +1,269 @@
+"""Checks of 07-decoder: DecoderLayer, Decoder.
+
+Dimensions all differ (B=2, L_tgt=5, L_src=7, d_model=12, n_head=3 so d_k=4, d_ff=20,
+n_layers 2). The source padding mask (B, 1, 1, L_src) leaves 7 and 4 real tokens; the target
+mask (B, 1, L_tgt, L_tgt) is causal and leaves 5 and 3 real tokens. Weights get a little
+noise, so that the three LayerNorms differ and using one in another's place shows.
+
+Most role mistakes (memory as the query of cross-attention, masks in each other's place)
+fail with an error when L_tgt != L_src; the square probe (L_tgt = L_src = 6) lets them run,
+so that their values can be matched. The "properties" aspect is the behaviour the masks
+exist for, whatever the weights: changing later target positions of x must not change the
+output at earlier positions (causality), and changing what the padded source positions of
+memory hold must not change any output.
+"""
+import itertools
+
+import torch
+from torch import nn
+
+from autograder import reference
+from learner_kit import harness
+from learner_kit.harness import Case
+
+from . import inputs
+from .core import CheckFailure, UnitSpec, register, variant_class
+
+B, L_TGT, L_SRC, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 5, 7, 12, 3, 20, 2
+_SQUARE = 6  # the probe where L_tgt = L_src, so that swapped roles run
+_SEQUENCE_AXES = {"output": ("position", "feature")}
+
+
+# ------------------------------------------------------------------ knobbed references
+
+
+class _DecoderLayer(reference.DecoderLayer):
+    """The reference with knobs, set by variant_class(); defaults are the reference's."""
+
+    cross_roles = ("x", "memory", "memory")  # where cross-attention's query, key and value come from
+    masks_swapped = False  # self-attention gets src_mask and cross-attention tgt_mask
+    cross_tgt_mask = False  # cross-attention gets tgt_mask (with x as key and value: self-attention again)
+    self_masked = True  # False: self-attention runs without a mask
+    order = ("self", "cross", "ffn")  # the order the sublayers run in
+    norms_follow = "position"  # "position": norm1 after the first sublayer run; "sublayer": norm1 after self_attn
+    prenorm = False
+
+    _NUMBER = {"self": 0, "cross": 1, "ffn": 2}
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        self_mask, cross_mask = (src_mask, tgt_mask) if self.masks_swapped else (tgt_mask, src_mask)
+        self_mask = self_mask if self.self_masked else None
+        cross_mask = tgt_mask if self.cross_tgt_mask else cross_mask
+        sublayers = {
+            "self": lambda y: self.self_attn(y, y, y, self_mask),
+            "cross": lambda y: self.cross_attn(*({"x": y, "memory": memory}[role] for role in self.cross_roles), cross_mask),
+            "ffn": self.ffn,
+        }
+        norms = (self.norm1, self.norm2, self.norm3)
+        dropouts = (self.dropout1, self.dropout2, self.dropout3)
+        for step, name in enumerate(self.order):
+            number = step if self.norms_follow == "position" else self._NUMBER[name]
+            norm, dropout = norms[number], dropouts[number]
+            if self.prenorm:
+                x = x + dropout(sublayers[name](norm(x)))
+            else:
+                x = norm(x + dropout(sublayers[name](x)))
+        return x
+
+
+class _Decoder(reference.Decoder):
+    """The reference with knobs: the class of its layers, one layer object repeated, the masks passed on."""
+
+    layer = _DecoderLayer
+    shared = False
+    masks_swapped = False  # each layer gets (tgt_mask, src_mask) in place of (src_mask, tgt_mask)
+    pass_tgt_mask = True
+
+    def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
+        nn.Module.__init__(self)
+        if self.shared:
+            self.layers = nn.ModuleList([self.layer(d_model, n_head, d_ff, dropout)] * n_layers)
+        else:
+            self.layers = nn.ModuleList(self.layer(d_model, n_head, d_ff, dropout) for _ in range(n_layers))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        src, tgt = (tgt_mask, src_mask) if self.masks_swapped else (src_mask, tgt_mask)
+        tgt = tgt if self.pass_tgt_mask else None
+        for layer in self.layers:
+            x = layer(x, memory, src, tgt)
+        return x
+
+
+_ROLES = [r for r in itertools.product(("x", "memory"), repeat=3) if r != ("x", "memory", "memory")]
+_ORDERS = [o for o in itertools.permutations(("self", "cross", "ffn")) if o != ("self", "cross", "ffn")]
+
+LAYER_MUTANTS = {
+    "decoder-cross-qkv-swapped": tuple(variant_class(_DecoderLayer, cross_roles=r) for r in _ROLES)
+    + (variant_class(_DecoderLayer, cross_roles=("x", "x", "x"), cross_tgt_mask=True),),
+    "decoder-masks-swapped": (variant_class(_DecoderLayer, masks_swapped=True),),
+    "decoder-self-attn-unmasked": (variant_class(_DecoderLayer, self_masked=False),),
+    "decoder-sublayer-order": tuple(variant_class(_DecoderLayer, order=o, norms_follow=f)
+                                    for o in _ORDERS for f in ("position", "sublayer")),
+    "encoder-prenorm": (variant_class(_DecoderLayer, prenorm=True),),
+}
+
+DECODER_MUTANTS = {
+    "encoder-shared-layers": (variant_class(_Decoder, shared=True),),
+    "decoder-masks-swapped": (variant_class(_Decoder, masks_swapped=True),),
+    "decoder-self-attn-unmasked": (variant_class(_Decoder, pass_tgt_mask=False),),
+}
+# A stack is as wrong as its layers: name the layer's mistake when the stack shows it.
+for _id, _layers in LAYER_MUTANTS.items():
+    DECODER_MUTANTS[_id] = DECODER_MUTANTS.get(_id, ()) + tuple(variant_class(_Decoder, layer=layer) for layer in _layers)
+
+
+# ------------------------------------------------------------------ cases
+
+
+def _causal_padding(lengths, length):
+    """(B, 1, L, L): key j visible to query i when j <= i and j is a real token."""
+    return inputs.padding_mask(lengths, length) & torch.ones(length, length, dtype=torch.bool).tril()
+
+
+def _case(seed, masks=None, dtype=torch.float32, grad=False, l_tgt=L_TGT, l_src=L_SRC):
+    """x (B, l_tgt, d_model), memory (B, l_src, d_model) and masks: None, "padding" or "mixed"."""
+    drawn = inputs.normal(seed, x=(B, l_tgt, D_MODEL), memory=(B, l_src, D_MODEL))
+    drawn = inputs.needing_grad(drawn) if grad else drawn
+    shapes = f"x ({B}, {l_tgt}, {D_MODEL}), memory ({B}, {l_src}, {D_MODEL})"
+    if masks == "padding":
+        src_lengths, tgt_lengths = [l_src, l_src - 3], [l_tgt, l_tgt - 2]
+        src_mask, tgt_mask = inputs.padding_mask(src_lengths, l_src), _causal_padding(tgt_lengths, l_tgt)
+        label = (f"{shapes}, a source padding mask (B, 1, 1, L_src) with {src_lengths[0]} and {src_lengths[1]} real "
+                 f"tokens, a causal target mask (B, 1, L_tgt, L_tgt) with {tgt_lengths[0]} and {tgt_lengths[1]}")
+    elif masks == "mixed":
+        src_mask, tgt_mask = inputs.mixed_mask(seed, (B, 1, l_tgt, l_src)), inputs.mixed_mask(seed + 1, (B, 1, l_tgt, l_tgt))
+        label = f"{shapes}, masks of shape (B, 1, L_tgt, L_src) and (B, 1, L_tgt, L_tgt) blocking scattered keys"
+    else:
+        src_mask = tgt_mask = None
+        label = f"{shapes}, no masks"
+    args = {"x": drawn["x"], "memory": drawn["memory"], "src_mask": src_mask, "tgt_mask": tgt_mask}
+    return Case(args, label=label).to(dtype)
+
+
+def _probes(offset):
+    return [
+        _case(offset + 1, "padding", l_tgt=_SQUARE, l_src=_SQUARE),
+        _case(offset + 2, "padding"),
+    ]
+
+
+def _cases(offset):
+    return {
+        "values": lambda: [_case(offset + 1), _case(offset + 2, "padding")],
+        "masks": lambda: [_case(offset + 3, "padding"), _case(offset + 4, "mixed")],
+        "float64": lambda: [_case(offset + 5, "padding", dtype=torch.float64)],
+        "grad": lambda: [_case(offset + 6, "padding", grad=True)],
+        "device": lambda: [_case(offset + 2, "padding")],
+        "properties": lambda: [_case(offset + 7, "padding")],
+    }
+
+
+# ------------------------------------------------------------------ properties
+
+
+def _noise_like(tensor, seed):
+    generator = torch.Generator().manual_seed(seed)
+    noise = 10 * torch.randn(tensor.shape, generator=generator, dtype=torch.float64)
+    return noise.to(dtype=tensor.dtype, device=tensor.device)
+
+
+def _rerun(outcome, case, change, **changed):
+    """The learner's module on the case's inputs with some replaced: (output, '') or (None, what went wrong)."""
+    args = {name: value.detach() if isinstance(value, torch.Tensor) else value for name, value in case.inputs.items()}
+    args.update(changed)
+    with harness.isolated(), torch.no_grad():
+        try:
+            out = outcome.instance(*args.values())
+        except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+            return None, f"Run again after {change}, your code raised {harness.describe_error(error)}"
+    if not isinstance(out, torch.Tensor) or out.shape != outcome.outputs["output"].shape:
+        return None, f"Run again after {change}, your code returned something of another shape."
+    return out, ""
+
+
+def _first_max(gap, axes=("batch", "position", "feature")):
+    return harness.position([int(i) for i in (gap == gap.max()).nonzero()[0]], axes)
+
+
+def _future_invisible(outcome, case):
+    """Causality: changing target positions start… of x leaves the output at positions < start as it was."""
+    tgt_mask = case.inputs.get("tgt_mask")
+    if tgt_mask is None or bool((tgt_mask & ~torch.ones_like(tgt_mask).tril()).any()):
+        return ""  # only a causal target mask promises this
+    x = case.inputs["x"].detach()
+    before = outcome.outputs["output"].detach()
+    for start in (1, x.size(1) - 1):
+        changed = x.clone()
+        changed[:, start:] = _noise_like(x, 98)[:, start:]
+        change = f"changing target positions {start} and later of x"
+        out, problem = _rerun(outcome, case, change, x=changed)
+        if problem:
+            return problem
+        if not harness.close(out[:, :start], before[:, :start]):
+            gap = (out[:, :start] - before[:, :start]).abs()
+            return (f"With a causal tgt_mask, {change} changed the output at an earlier position ({_first_max(gap)}, "
+                    f"by {float(gap.max()):.3g}). Position i may depend on target positions 0 … i only: the target "
+                    "mask must reach the masked self-attention.")
+    return ""
+
+
+def _source_padding_invisible(outcome, case):
+    """Changing what the padded source positions of memory hold changes no output at all."""
+    src_mask = case.inputs.get("src_mask")
+    if src_mask is None or src_mask.shape[1:3] != (1, 1):
+        return ""
+    memory = case.inputs["memory"].detach()
+    real = src_mask[:, 0, 0, :, None]  # (B, L_src, 1): True at real source tokens
+    change = "changing only the padded source positions of memory (src_mask False)"
+    out, problem = _rerun(outcome, case, change, memory=torch.where(real, memory, _noise_like(memory, 97)))
+    if problem:
+        return problem
+    before = outcome.outputs["output"].detach()
+    if not harness.close(out, before):
+        gap = (out - before).abs()
+        return (f"{change[0].upper() + change[1:]} changed the output ({_first_max(gap)}, by {float(gap.max()):.3g}). "
+                "No target position may read the source's padding: src_mask must reach the cross-attention.")
+    return ""
+
+
+def _independent_layers(outcome, case):
+    """The stack holds n_layers different layer objects."""
+    layers = getattr(outcome.instance, "layers", None)
+    if not isinstance(layers, nn.ModuleList):
+        return "The decoder should keep its layers in an nn.ModuleList called `layers`."
+    if len(layers) != N_LAYERS:
+        return f"Built with n_layers={N_LAYERS}, `layers` holds {len(layers)} layers."
+    distinct = len({id(layer) for layer in layers})
+    if distinct != len(layers):
+        raise CheckFailure("encoder-shared-layers", f"The decoder's `layers` holds {distinct} different objects for "
+                           f"{len(layers)} slots.")
+    return ""
+
+
+# ------------------------------------------------------------------ units
+
+register(UnitSpec(
+    name="DecoderLayer",
+    init=(D_MODEL, N_HEAD, D_FF),
+    outputs={"output": "return"},
+    axes=_SEQUENCE_AXES,
+    cases=_cases(700),
+    probes=lambda: _probes(780),
+    mutants=LAYER_MUTANTS,
+    knobbed=_DecoderLayer,
+    properties=(_future_invisible, _source_padding_invisible),
+    weight_noise=0.1,
+))
+
+register(UnitSpec(
+    name="Decoder",
+    init=(D_MODEL, N_HEAD, D_FF, N_LAYERS),
+    outputs={"output": "return"},
+    axes=_SEQUENCE_AXES,
+    cases=_cases(720),
+    probes=lambda: _probes(790),
+    mutants=DECODER_MUTANTS,
+    knobbed=_Decoder,
+    properties=(_independent_layers, _future_invisible, _source_padding_invisible),
+    weight_noise=0.1,
+))

@@ -1,0 +1,275 @@
+"""Checks of 08-generator: Generator, Transformer.
+
+Generator: d_model 8, vocabulary 11, x of shape (2, 3, 8) and (4, 8). The 2-D case is how
+greedy decoding calls it (the last position of every row), and it is the case that shows a
+normalisation over a fixed axis 2 instead of the last one. Its "properties" aspect checks
+that the outputs are log-probabilities (exp sums to 1 over the vocabulary), and that they
+stay finite for confident logits (differences of a few hundred), where log(softmax(z))
+underflows to log 0 = -inf.
+
+Transformer: source vocabulary 11, target vocabulary 13, d_model 12, 3 heads, 2 layers,
+d_ff 20, max_len 16; src (2, 7) and tgt (2, 5), the second row of each padded. Target ids
+stay below 11 in most cases, so that embedding the target with src_embed runs and can be
+matched by its values; one case uses the whole target vocabulary. Its "properties" aspect
+checks encode and decode on their own (shapes and values), that decode depends on
+tgt_embed and not on src_embed, and the Xavier-uniform initialisation of a fresh model.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograder import reference
+from learner_kit import harness
+from learner_kit.harness import Case
+
+from . import inputs
+from .core import CheckFailure, UNITS, UnitSpec, register, variant_class
+
+B, L, D_MODEL, VOCAB = 2, 3, 8, 11
+
+SRC_VOCAB, TGT_VOCAB, T_D_MODEL, T_N_HEAD, T_LAYERS, T_D_FF, T_MAX_LEN = 11, 13, 12, 3, 2, 20, 16
+L_SRC, L_TGT = 7, 5
+TRANSFORMER_INIT = (SRC_VOCAB, TGT_VOCAB, T_D_MODEL, T_N_HEAD, T_LAYERS, T_D_FF, 0.1, T_MAX_LEN)
+
+
+# ------------------------------------------------------------------ knobbed references
+
+
+def _normalise(logits, output, dim):
+    if output == "logits":
+        return logits
+    if output == "softmax":
+        return logits.softmax(dim=dim)
+    return F.log_softmax(logits, dim=dim)
+
+
+class _Generator(reference.Generator):
+    """The reference with knobs, set by variant_class(); defaults are the reference's."""
+
+    output = "log_softmax"  # or "softmax", "logits"
+    dim = -1
+
+    def forward(self, x):
+        return _normalise(self.proj(x), self.output, self.dim)
+
+
+class _Transformer(reference.Transformer):
+    """The reference with knobs: which table embeds the target, and what the generator step returns."""
+
+    tgt_embedding = "tgt_embed"
+    output = "log_softmax"
+    dim = -1
+
+    def decode(self, memory, src_mask, tgt, tgt_mask):
+        return self.decoder(getattr(self, self.tgt_embedding)(tgt), memory, src_mask, tgt_mask)
+
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        hidden = self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
+        return _normalise(self.generator.proj(hidden), self.output, self.dim)
+
+
+GENERATOR_MUTANTS = {
+    "generator-softmax": (variant_class(_Generator, output="softmax"),),
+    "generator-logits": (variant_class(_Generator, output="logits"),),
+    "generator-wrong-dim": tuple(variant_class(_Generator, dim=d) for d in (0, 1, 2, -2)),
+}
+
+TRANSFORMER_MUTANTS = {
+    "transformer-tgt-uses-src-embed": (variant_class(_Transformer, tgt_embedding="src_embed"),),
+    # The model is as wrong as its generator: name the generator's mistake when the model shows it.
+    "generator-softmax": (variant_class(_Transformer, output="softmax"),),
+    "generator-logits": (variant_class(_Transformer, output="logits"),),
+    "generator-wrong-dim": tuple(variant_class(_Transformer, dim=d) for d in (0, 1)),
+}
+
+
+# ------------------------------------------------------------------ cases
+
+
+def _x(seed, shape=(B, L, D_MODEL), dtype=torch.float32, grad=False, scale=1.0):
+    drawn = {"x": scale * inputs.normal(seed, x=shape)["x"]}
+    drawn = inputs.needing_grad(drawn) if grad else drawn
+    label = f"x {tuple(shape)}" + (f", entries of size about {scale:g} (confident logits)" if scale != 1.0 else "")
+    return Case(drawn, label=label).to(dtype)
+
+
+def _tokens(seed, padded=True, tgt_high=SRC_VOCAB, causal_only=False, dtype=torch.float32):
+    """src (B, L_src) and tgt (B, L_tgt) ids (pad 0), the source padding mask and a target mask."""
+    generator = torch.Generator().manual_seed(seed)
+    src = torch.randint(1, SRC_VOCAB, (B, L_SRC), generator=generator)
+    tgt = torch.randint(1, tgt_high, (B, L_TGT), generator=generator)
+    if padded:
+        src[1, L_SRC - 3:] = 0
+        tgt[1, L_TGT - 2:] = 0
+    src_mask = (src != 0)[:, None, None, :]
+    causal = torch.ones(L_TGT, L_TGT, dtype=torch.bool).tril()
+    tgt_mask = causal[None] if causal_only else (tgt != 0)[:, None, None, :] & causal
+    label = (f"src ({B}, {L_SRC}) and tgt ({B}, {L_TGT}) ids" + (", row 1 of each padded" if padded else "")
+             + (f", target ids up to {tgt_high - 1}" if tgt_high != SRC_VOCAB else "")
+             + (", tgt_mask the causal mask (1, L_tgt, L_tgt) alone" if causal_only else
+                ", src_mask (B, 1, 1, L_src) and tgt_mask (B, 1, L_tgt, L_tgt)"))
+    return Case({"src": src, "tgt": tgt, "src_mask": src_mask, "tgt_mask": tgt_mask}, label=label).to(dtype)
+
+
+# ------------------------------------------------------------------ properties: Generator
+
+
+def _log_probabilities(outcome, case):
+    """exp of the output sums to 1 over the last axis, at every position."""
+    out = outcome.outputs["output"].detach().double()
+    total = out.exp().sum(dim=-1)
+    off = (total - 1).abs() > 1e-4
+    if bool(off.any()):
+        where = harness.position([int(i) for i in off.nonzero()[0]], ("position",))
+        return (f"exp of your output should sum to 1 over the vocabulary (the last axis) at every position; at {where} "
+                f"it sums to {float(total[off][0]):.4g}.")
+    return ""
+
+
+def _finite_when_confident(outcome, case):
+    """Log-probabilities stay finite when the logits differ by hundreds."""
+    out = outcome.outputs["output"].detach()
+    bad = ~torch.isfinite(out)
+    if bool(bad.any()):
+        where = harness.position([int(i) for i in bad.nonzero()[0]], ("position", "word"))
+        return (f"With confident logits (scores hundreds apart, as a trained model gives) your output holds "
+                f"{float(out[bad][0])} at {where}. A probability below ~1e-45 is 0 in float32, and log 0 = -inf: "
+                "compute the log-probabilities in one stable step, without forming the probabilities first.")
+    return ""
+
+
+# ------------------------------------------------------------------ properties: Transformer
+
+
+def _args(case):
+    return [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
+
+
+def _target_embedding(outcome, case):
+    """With memory fixed, decode changes with tgt_embed's weights and not with src_embed's."""
+    model = outcome.instance
+    src, tgt, src_mask, tgt_mask = _args(case)
+    results = {}
+    with harness.isolated(), torch.no_grad():
+        try:
+            memory = model.encode(src, src_mask)
+            before = model.decode(memory, src_mask, tgt, tgt_mask)
+            for side in ("src_embed", "tgt_embed"):
+                parameters = list(getattr(model, side).parameters())
+                saved = [p.detach().clone() for p in parameters]
+                for p in parameters:
+                    p.add_(_noise(p))
+                results[side] = model.decode(memory, src_mask, tgt, tgt_mask)
+                for p, value in zip(parameters, saved):
+                    p.copy_(value)
+        except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+            return f"Calling encode and decode on their own raised {harness.describe_error(error)}"
+    if not harness.close(results["src_embed"], before):
+        raise CheckFailure("transformer-tgt-uses-src-embed", "With the encoder's memory fixed, changing the weights of "
+                           "src_embed changed what decode returns: decode must read the target through tgt_embed.")
+    if harness.close(results["tgt_embed"], before):
+        raise CheckFailure("transformer-tgt-uses-src-embed", "Changing the weights of tgt_embed does not change what "
+                           "decode returns: decode must read the target through tgt_embed.")
+    return ""
+
+
+def _noise(parameter):
+    generator = torch.Generator().manual_seed(parameter.numel())
+    return torch.randn(parameter.shape, generator=generator, dtype=torch.float64).to(parameter.dtype)
+
+
+def _methods(outcome, case):
+    """encode and decode return what the reference's return, and forward is generator(decode(encode(...)))."""
+    model = outcome.instance
+    src, tgt, src_mask, tgt_mask = _args(case)
+    with harness.isolated(), torch.no_grad():
+        want_model = reference.Transformer(*TRANSFORMER_INIT)
+        harness.load_weights(want_model, UNITS["Transformer"].build_call().weights)
+        want_model.eval().to(dtype=case.dtype)
+        want_memory = want_model.encode(src, src_mask)
+        want_hidden = want_model.decode(want_memory, src_mask, tgt, tgt_mask)
+        try:
+            memory = model.encode(src, src_mask)
+            hidden = model.decode(want_memory, src_mask, tgt, tgt_mask)
+            generated = model.generator(hidden)
+        except Exception as error:  # noqa: BLE001
+            return f"Calling encode, decode and generator on their own raised {harness.describe_error(error)}"
+    axes = ("position", "feature")
+    for name, mine, theirs, call in (("memory", memory, want_memory, "encode(src, src_mask)"),
+                                     ("decoded", hidden, want_hidden, "decode(memory, src_mask, tgt, tgt_mask)")):
+        if not isinstance(mine, torch.Tensor) or mine.shape != theirs.shape:
+            shape = tuple(mine.shape) if isinstance(mine, torch.Tensor) else type(mine).__name__
+            return f"{call} returns {shape}; it should return {tuple(theirs.shape)}: (B, length, d_model)."
+        if not harness.close(mine, theirs):
+            return f"{call} differs from the exercise's: " + harness.describe_difference(name, mine, theirs, axes)
+    forward = outcome.outputs["output"].detach()
+    if not isinstance(generated, torch.Tensor) or generated.shape != forward.shape or not harness.close(generated, forward):
+        return "forward(src, tgt, src_mask, tgt_mask) should equal generator(decode(encode(src, src_mask), ...)), and it does not."
+    return ""
+
+
+def _xavier(outcome, case):
+    """Every parameter with 2 or more dimensions of a freshly built model is Xavier-uniform."""
+    with harness.isolated():
+        try:
+            torch.manual_seed(0)
+            fresh = type(outcome.instance)(*TRANSFORMER_INIT)
+        except Exception as error:  # noqa: BLE001
+            return f"Building a Transformer{TRANSFORMER_INIT} raised {harness.describe_error(error)}"
+    for name, parameter in fresh.named_parameters():
+        if parameter.dim() < 2:
+            continue
+        weight = parameter.detach().double()
+        receptive = weight[0][0].numel()  # 1 for a matrix
+        fan_in, fan_out = weight.size(1) * receptive, weight.size(0) * receptive
+        bound = math.sqrt(6.0 / (fan_in + fan_out))
+        largest, spread = float(weight.abs().max()), float(weight.std())
+        if largest > bound * (1 + 1e-6):
+            return (f"`{name}` starts with values up to {largest:.3g}, beyond the Xavier-uniform bound "
+                    f"√(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more dimensions) should be "
+                    "re-initialised Xavier-uniform once all submodules exist.")
+        if abs(spread / (bound / math.sqrt(3)) - 1) > 0.25:
+            return (f"`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {bound / math.sqrt(3):.3g}. "
+                    "Is this matrix left at its default initialisation?")
+    return ""
+
+
+# ------------------------------------------------------------------ units
+
+register(UnitSpec(
+    name="Generator",
+    init=(D_MODEL, VOCAB),
+    outputs={"output": "return"},
+    axes={"output": ("position", "word")},
+    cases={
+        "values": lambda: [_x(801), _x(802, shape=(4, D_MODEL))],
+        "float64": lambda: [_x(803, dtype=torch.float64)],
+        "grad": lambda: [_x(804, grad=True)],
+        "device": lambda: [_x(801)],
+        "properties": lambda: [_x(805), _x(806, shape=(4, D_MODEL)), _x(807, scale=300.0)],
+    },
+    probes=lambda: [_x(881), _x(882, shape=(4, D_MODEL))],
+    mutants=GENERATOR_MUTANTS,
+    knobbed=_Generator,
+    properties=(_log_probabilities, _finite_when_confident),
+))
+
+register(UnitSpec(
+    name="Transformer",
+    init=TRANSFORMER_INIT,
+    outputs={"output": "return"},
+    axes={"output": ("position", "word")},
+    cases={
+        "values": lambda: [_tokens(811, padded=False), _tokens(812), _tokens(813, tgt_high=TGT_VOCAB)],
+        "masks": lambda: [_tokens(814), _tokens(815, causal_only=True)],
+        "float64": lambda: [_tokens(816, dtype=torch.float64)],
+        "grad": lambda: [_tokens(817)],
+        "device": lambda: [_tokens(812)],
+        "properties": lambda: [_tokens(818)],
+    },
+    probes=lambda: [_tokens(891), _tokens(892, padded=False)],
+    mutants=TRANSFORMER_MUTANTS,
+    knobbed=_Transformer,
+    properties=(_target_embedding, _methods, _xavier),
+))

@@ -1,0 +1,170 @@
+"""Checks of 02-multi-head: split_heads, merge_heads, MultiHeadAttention.
+
+Dimensions all differ (B=2, L_q=3, L_k=5, n_head=4, d_k=6, d_model=24). A split or merge
+without the transpose keeps the shape and only moves numbers, so those mistakes show in
+values alone. Swapped query/key/value roles mostly fail with an error or a wrong shape
+when L_q != L_k; the probe with L_q = L_k and three different tensors turns each
+swap into values that can be matched.
+"""
+import itertools
+import math
+from functools import partial
+
+import torch
+
+from autograder import reference
+from learner_kit.harness import Case
+
+from . import inputs
+from .core import UnitSpec, register, variant_class
+
+B, L_Q, L_K, N_HEAD, D_K = 2, 3, 5, 4, 6
+D_MODEL = N_HEAD * D_K
+
+
+def _split(x, n_head, *, transpose=True):
+    """split_heads; transpose=False reshapes straight to (B, n_head, L, d_k)."""
+    if transpose:
+        return reference.split_heads(x, n_head)
+    batch, length, d_model = x.shape
+    return x.reshape(batch, n_head, length, d_model // n_head)
+
+
+def _merge(x, *, transpose=True):
+    """merge_heads; transpose=False reshapes straight to (B, L, d_model)."""
+    if transpose:
+        return reference.merge_heads(x)
+    batch, n_head, length, d_k = x.shape
+    return x.reshape(batch, length, n_head * d_k)
+
+
+class _MultiHeadAttention(reference.MultiHeadAttention):
+    """The reference with knobs, set as class attributes by variant_class(); defaults are the reference's."""
+
+    roles = (0, 1, 2)  # which argument of forward feeds the query, key and value projections
+    projections = ("w_q", "w_k", "w_v")
+    output_projection = True
+    scale = "d_k"
+    split_transposes = True
+    merge_transposes = True
+
+    def forward(self, query, key, value, mask=None):
+        given = (query, key, value)
+        q, k, v = (_split(getattr(self, layer)(given[role]), self.n_head, transpose=self.split_transposes)
+                   for layer, role in zip(self.projections, self.roles))
+        if self.scale == "d_model":  # the attention divides by sqrt(d_k); this makes it sqrt(d_model)
+            q = q / math.sqrt(self.n_head)
+        out, self.attn = reference.scaled_dot_product_attention(q, k, v, mask, self.dropout)
+        merged = _merge(out, transpose=self.merge_transposes)
+        return self.w_o(merged) if self.output_projection else merged
+
+
+def _variant(**knobs):
+    return variant_class(_MultiHeadAttention, **knobs)
+
+
+MHA_MUTANTS = {
+    "heads-split-no-transpose": (_variant(split_transposes=False),
+                                 _variant(split_transposes=False, merge_transposes=False)),
+    "heads-merge-no-transpose": (_variant(merge_transposes=False),),
+    "mha-kv-use-wq": tuple(_variant(projections=p)
+                           for p in (("w_q", "w_q", "w_v"), ("w_q", "w_k", "w_q"), ("w_q", "w_q", "w_q"))),
+    "mha-no-output-proj": (_variant(output_projection=False),),
+    "mha-scale-dmodel": (_variant(scale="d_model"),),
+    "mha-qkv-swapped": tuple(_variant(roles=r) for r in itertools.permutations(range(3)) if r != (0, 1, 2)),
+}
+
+
+# ------------------------------------------------------------------ cases
+
+def _tensor_case(seed, label, dtype=torch.float32, grad=False, **shapes_and_args):
+    """A case whose tensor inputs are drawn from `seed`; tuples are shapes, other values pass as they are."""
+    shapes = {k: v for k, v in shapes_and_args.items() if isinstance(v, tuple)}
+    tensors = inputs.normal(seed, **shapes)
+    if grad:
+        tensors = inputs.needing_grad(tensors)
+    args = {k: tensors.get(k, v) for k, v in shapes_and_args.items()}
+    return Case(args, label=label).to(dtype)
+
+
+def _split_case(seed, batch, n_head, length, d_k, **more):
+    label = f"x of shape ({batch}, {length}, {n_head * d_k}) split into {n_head} heads"
+    return _tensor_case(seed, label, x=(batch, length, n_head * d_k), n_head=n_head, **more)
+
+
+def _merge_case(seed, batch, n_head, length, d_k, **more):
+    return _tensor_case(seed, f"x of shape ({batch}, {n_head}, {length}, {d_k})", x=(batch, n_head, length, d_k), **more)
+
+
+def _attention_case(seed, label, l_q=L_Q, l_k=L_K, mask=None, **more):
+    """Cross-attention: query, key and value are three different tensors."""
+    shapes = {"query": (B, l_q, D_MODEL), "key": (B, l_k, D_MODEL), "value": (B, l_k, D_MODEL)}
+    if mask is not None:
+        shapes["mask"] = mask
+    return _tensor_case(seed, label, **shapes, **more)
+
+
+def _self_attention_case(seed):
+    x = inputs.normal(seed, x=(B, L_K, D_MODEL))["x"]
+    return Case({"query": x, "key": x, "value": x}, label="self-attention: query, key and value are one tensor").to(torch.float32)
+
+
+def _padded(seed, **more):
+    mask = inputs.padding_mask([4, 2], L_K)
+    return _attention_case(seed, "cross-attention with a padding mask (B, 1, 1, L_k)", mask=mask, **more)
+
+
+def _mixed(seed, **more):
+    mask = inputs.mixed_mask(seed, (B, 1, L_Q, L_K))
+    return _attention_case(seed, "cross-attention with a mask of shape (B, 1, L_q, L_k)", mask=mask, **more)
+
+
+_CROSS = "cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors"
+
+def _register_reshape(name, make_case, axes, mistake_id, mistake, seed):
+    """split_heads and merge_heads: the same aspects, on (batch, n_head, length, d_k) = main and other."""
+    main, other = (B, N_HEAD, L_Q, D_K), (3, 2, 5, 4)
+    register(UnitSpec(
+        name=name,
+        outputs={"output": "return"},
+        axes={"output": axes},
+        cases={
+            "values": lambda: [make_case(seed, *main), make_case(seed + 1, *other)],
+            "float64": lambda: [make_case(seed + 2, *main, dtype=torch.float64)],
+            "grad": lambda: [make_case(seed + 3, *main, grad=True)],
+            "device": lambda: [make_case(seed, *main)],
+        },
+        probes=lambda: [make_case(seed + 100, *main), make_case(seed + 101, *other)],
+        mutants={mistake_id: (mistake,)},
+        knobbed=mistake.func,
+    ))
+
+
+_register_reshape("split_heads", _split_case, ("head", "position", "feature"),
+                  "heads-split-no-transpose", partial(_split, transpose=False), seed=21)
+_register_reshape("merge_heads", _merge_case, ("position", "feature"),
+                  "heads-merge-no-transpose", partial(_merge, transpose=False), seed=31)
+
+register(UnitSpec(
+    name="MultiHeadAttention",
+    init=(D_MODEL, N_HEAD),
+    outputs={"attn": "attr.attn", "output": "return"},  # weights first: their differences teach more
+    axes={"attn": ("batch", "head", "query", "key"), "output": ("query", "feature")},
+    cases={
+        "values": lambda: [_attention_case(41, _CROSS), _self_attention_case(42)],
+        "masks": lambda: [_padded(43), _mixed(44)],
+        "float64": lambda: [_attention_case(41, _CROSS, dtype=torch.float64), _padded(43, dtype=torch.float64)],
+        "grad": lambda: [_padded(43, grad=True)],
+        "device": lambda: [_padded(43)],
+        "properties": lambda: [_padded(43), _mixed(44)],
+    },
+    probes=lambda: [
+        _padded(141),
+        _attention_case(142, "cross-attention with L_q = L_k = 4 and three different tensors", l_q=4, l_k=4),
+    ],
+    mutants=MHA_MUTANTS,
+    knobbed=_MultiHeadAttention,
+    properties=(("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+    grad_outputs=("output",),
+    picture="attn",
+))

@@ -1,0 +1,123 @@
+"""Checks of 03-add-norm: LayerNorm, AddNorm.
+
+Dimensions all differ (B=2, L=3, d_model=8). The weights get noise, so that gamma is not
+all ones and beta not all zeros (a missing affine step would not show otherwise). Some
+rows of the inputs are scaled down to a variance below eps: only there does eps outside
+the square root change the result by more than float32 noise.
+"""
+import torch
+from torch import nn
+
+from autograder import reference
+from learner_kit import harness
+from learner_kit.harness import Case
+
+from . import inputs
+from .core import UnitSpec, register, variant_class
+
+B, L, D_MODEL = 2, 3, 8
+_QUIET_ROWS = torch.tensor([1.0, 1e-3, 3.0])[:, None]  # per position: the middle one has variance ~1e-6
+
+
+class _LayerNorm(reference.LayerNorm):
+    """The reference with knobs, set by variant_class(); defaults are the reference's."""
+
+    eps_inside = True
+    correction = 0
+    dims = (-1,)
+    affine = True
+
+    def forward(self, x):
+        mean = x.mean(dim=self.dims, keepdim=True)
+        var = x.var(dim=self.dims, keepdim=True, correction=self.correction)
+        scale = torch.sqrt(var + self.eps) if self.eps_inside else torch.sqrt(var) + self.eps
+        normalised = (x - mean) / scale
+        return self.gamma * normalised + self.beta if self.affine else normalised
+
+
+class _AddNorm(reference.AddNorm):
+    residual = True
+    norm_first = False
+
+    def forward(self, x, sublayer_out):
+        added = self.dropout(sublayer_out)
+        if self.norm_first:
+            return x + self.norm(added)
+        return self.norm(x + added if self.residual else added)
+
+
+def _x(seed, dtype=torch.float32, grad=False, quiet=True):
+    """x (B, L, d_model) with an offset per row; with quiet=True one position has a tiny variance."""
+    drawn = inputs.normal(seed, x=(B, L, D_MODEL), shift=(B, L, 1))
+    x = (drawn["x"] + 2 * drawn["shift"]) * (_QUIET_ROWS if quiet else 1.0)  # the offset scales too: no cancellation
+    label = "x (2, 3, 8) whose position 1 has a variance below eps" if quiet else "x (2, 3, 8)"
+    args = inputs.needing_grad({"x": x}) if grad else {"x": x}
+    return Case(args, label=label).to(dtype)
+
+
+def _x_and_sublayer(seed, dtype=torch.float32, grad=False):
+    drawn = inputs.normal(seed, x=(B, L, D_MODEL), sublayer_out=(B, L, D_MODEL))
+    args = inputs.needing_grad(drawn) if grad else drawn
+    return Case(args, label="x and sublayer_out, two different (2, 3, 8) tensors").to(dtype)
+
+
+def _standardised(outcome, case):
+    """(output - beta) / gamma has mean 0 and variance 1 over the features of each position."""
+    module, out = outcome.instance, outcome.outputs["output"].detach()
+    if not isinstance(getattr(module, "gamma", None), torch.Tensor) or not isinstance(getattr(module, "beta", None), torch.Tensor):
+        return "LayerNorm should keep its parameters as self.gamma and self.beta."
+    standard = (out - module.beta.detach()) / module.gamma.detach()
+    mean, var = standard.mean(dim=-1), standard.var(dim=-1, correction=0)
+    for what, values, target in (("mean", mean, 0.0), ("variance", var, 1.0)):
+        off = (values - target).abs() > 1e-3
+        if bool(off.any()):
+            where = harness.position([int(i) for i in off.nonzero()[0]], ("position",))
+            return (f"Undoing gamma and beta, the features at {where} should have {what} {target:g}; "
+                    f"they have {float(values[off][0]):.4g}.")
+    return ""
+
+
+# Both units: built as (d_model,), weights with noise, one result of shape (B, L, d_model).
+_MODULE = {"init": (D_MODEL,), "weight_noise": 0.5, "outputs": {"output": "return"},
+           "axes": {"output": ("position", "feature")}}
+
+register(UnitSpec(
+    name="LayerNorm",
+    **_MODULE,
+    cases={
+        "values": lambda: [_x(51), _x(52, quiet=False)],
+        "float64": lambda: [_x(53, dtype=torch.float64)],
+        "grad": lambda: [_x(54, grad=True)],
+        "device": lambda: [_x(51)],
+        "properties": lambda: [_x(55, quiet=False)],
+    },
+    probes=lambda: [_x(151), _x(152, quiet=False)],
+    mutants={
+        "layernorm-eps-outside-sqrt": (variant_class(_LayerNorm, eps_inside=False),),
+        "layernorm-unbiased-var": (variant_class(_LayerNorm, correction=1),),
+        "layernorm-wrong-dim": tuple(variant_class(_LayerNorm, dims=d) for d in ((0,), (1,), (1, 2), (0, 1, 2))),
+        "layernorm-no-affine": (variant_class(_LayerNorm, affine=False),),
+    },
+    knobbed=_LayerNorm,
+    properties=(_standardised,),
+    forbidden={torch.nn.functional.layer_norm: "torch.nn.functional.layer_norm",
+               torch.layer_norm: "torch.layer_norm", torch.native_layer_norm: "torch.native_layer_norm"},
+    forbidden_modules=(nn.LayerNorm,),
+))
+
+register(UnitSpec(
+    name="AddNorm",
+    **_MODULE,
+    cases={
+        "values": lambda: [_x_and_sublayer(61)],
+        "float64": lambda: [_x_and_sublayer(62, dtype=torch.float64)],
+        "grad": lambda: [_x_and_sublayer(63, grad=True)],
+        "device": lambda: [_x_and_sublayer(61)],
+    },
+    probes=lambda: [_x_and_sublayer(161)],
+    mutants={
+        "addnorm-no-residual": (variant_class(_AddNorm, residual=False),),
+        "addnorm-norm-before-add": (variant_class(_AddNorm, norm_first=True),),
+    },
+    knobbed=_AddNorm,
+))

@@ -1,0 +1,112 @@
+"""Build learner_kit/fingerprints/<unit>.pt, what the visible checks compare against.
+
+For every unit registered in autograder.checks, on its probe cases (fixed seeds, all
+dimensions different): the inputs, the constructor arguments and initial weights of a
+module, the reference's results, and the results (or error type) of every known mistake.
+Numbers, names and ids only, loadable with torch.load(weights_only=True): no code reaches
+the learner.
+
+    python -m autograder.fingerprints          # rewrite the fingerprints that are stale
+    python -m autograder.fingerprints --check  # only list them; exit status 1 if any
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+
+import learner_kit
+from autograder.checks import UNITS
+from learner_kit import harness
+
+DIRECTORY = Path(learner_kit.__file__).parent / "fingerprints"
+FORMAT = 1
+
+
+def fingerprint(spec):
+    """The fingerprint of one unit, as plain data."""
+    call, cases = spec.build_call(), spec.probes()
+    return {
+        "format": FORMAT,
+        "unit": spec.name,
+        "call": {
+            "outputs": dict(call.outputs),
+            "init": list(call.init) if call.init is not None else None,
+            "weights": dict(call.weights) if call.weights is not None else None,
+            "axes": {name: list(axes) for name, axes in call.axes.items()},
+        },
+        "properties": [list(p) for p in spec.properties if isinstance(p, tuple)],
+        "cases": [_case_data(case) for case in cases],
+        "reference": [_outcome_data(harness.run(spec.reference, call, case)) for case in cases],
+        "mutants": {
+            mistake_id: [[_outcome_data(harness.run(variant, call, case)) for case in cases] for variant in variants]
+            for mistake_id, variants in spec.mutants.items()
+        },
+    }
+
+
+def _case_data(case):
+    for name, value in case.inputs.items():
+        if not isinstance(value, (torch.Tensor, int, float, str, type(None))):
+            raise TypeError(f"probe input {name!r} is a {type(value).__name__}: fingerprints hold plain data only")
+    return {
+        "inputs": {name: v.detach() if isinstance(v, torch.Tensor) else v for name, v in case.inputs.items()},
+        "label": case.label,
+        "compare": list(case.compare),
+        "torch_seed": case.torch_seed,
+    }
+
+
+def _outcome_data(outcome):
+    if outcome.outputs is None:
+        return {"error": outcome.error_type or "problem"}
+    return {"outputs": {name: t.detach() for name, t in outcome.outputs.items()}}
+
+
+def path(unit_name, directory=DIRECTORY):
+    return Path(directory) / f"{unit_name}.pt"
+
+
+def same(a, b):
+    """Whether two fingerprints (or parts) hold the same data, tensors equal within tolerance."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and harness.close(a, b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)  # order matters: it is the order of the checks
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def stale(directory=DIRECTORY):
+    """{unit name: fresh fingerprint} for every unit whose stored fingerprint is missing or differs."""
+    found = {}
+    for name, spec in UNITS.items():
+        fresh = fingerprint(spec)
+        try:
+            stored = torch.load(path(name, directory), weights_only=True)
+        except FileNotFoundError:
+            stored = None
+        if not same(stored, fresh):
+            found[name] = fresh
+    return found
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only list stale fingerprints")
+    parser.add_argument("--directory", default=str(DIRECTORY))
+    options = parser.parse_args(argv)
+    outdated = stale(options.directory)
+    for name, data in outdated.items():
+        if options.check:
+            print(f"stale: {path(name, options.directory)}")
+        else:
+            Path(options.directory).mkdir(parents=True, exist_ok=True)
+            torch.save(data, path(name, options.directory))
+            print(f"wrote {path(name, options.directory)}")
+    return 1 if options.check and outdated else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

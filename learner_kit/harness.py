@@ -1,0 +1,392 @@
+"""Run a graded unit on one case, and judge what came out.
+
+The plumbing shared by the visible checks (learner_kit.visible) and the hidden ones
+(autograder.checks): how a unit is called (Call, Case), what a call gave (Outcome), the
+generic verdict on it (verdict), the properties every right answer has (violated_property)
+and the naming of a known mistake from its outcomes (name_mistake). It holds no solution.
+"""
+import contextlib
+import io
+import warnings
+from dataclasses import dataclass, field, replace
+
+import torch
+
+from learner_kit.messages import hint_for_error
+
+
+def tolerance(dtype):
+    """(rtol, atol) for comparing results of `dtype`; exact for integers and booleans.
+
+    float32 keeps about 7 significant digits: two right answers that order the same sums
+    differently (einsum or matmul, a hand-written softmax, -inf or -1e9 as the fill) differ
+    by a few units in the last place times the length of the sums, about 1e-6 at the sizes
+    the checks use. 1e-5 leaves room for that, while every known mistake is off by more than
+    1e-2. float64 is held to the same margin of its own precision (about 1e-16).
+    """
+    if dtype == torch.float64:
+        return 1e-10, 1e-10
+    if dtype == torch.float32:
+        return 1e-5, 1e-5
+    if dtype.is_floating_point:  # half precision: not used by the checks today
+        return 1e-3, 1e-3
+    return 0.0, 0.0
+
+
+@dataclass(frozen=True)
+class Call:
+    """How a unit is called and where its results are."""
+
+    outputs: dict  # result name -> where it is: "return", "return.0", "attr.attn"
+    init: tuple | None = None  # constructor arguments of a module; None for a function
+    weights: dict | None = None  # state_dict copied into the module after construction
+    axes: dict = field(default_factory=dict)  # result name -> names of its last axes
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input of a unit. Arguments are passed positionally, in the order of `inputs`."""
+
+    inputs: dict
+    label: str = ""  # says what the case is, in messages: "4-D inputs with a padding mask"
+    compare: tuple = ()  # the results compared; () means all
+    torch_seed: int | None = None  # torch's global seed just before the call (for dropout)
+    dtype: torch.dtype | None = None  # a module is moved to this dtype (None: left as built)
+
+    @property
+    def device(self):
+        """The device of the first tensor (or torch.device) among the inputs."""
+        for value in self.inputs.values():
+            if isinstance(value, (torch.Tensor, torch.device)):
+                return value.device if isinstance(value, torch.Tensor) else value
+        return torch.device("cpu")
+
+    def to(self, dtype=None, device=None):
+        """This case with floating inputs cast to `dtype`, tensors and devices moved to `device`."""
+
+        def move(value):
+            if isinstance(value, torch.device):
+                return torch.device(device) if device is not None else value
+            if not isinstance(value, torch.Tensor):
+                return value
+            cast = dtype if dtype is not None and value.is_floating_point() else value.dtype
+            return value.detach().to(device=device or value.device, dtype=cast).requires_grad_(value.requires_grad)
+
+        inputs = {name: move(value) for name, value in self.inputs.items()}
+        return replace(self, inputs=inputs, dtype=dtype or self.dtype)
+
+    def names(self, outputs):
+        return [name for name in outputs if not self.compare or name in self.compare]
+
+
+@dataclass
+class Outcome:
+    """What one call gave: results, or an error, or results not where the exercise puts them."""
+
+    outputs: dict | None = None
+    error: BaseException | None = None
+    error_type: str | None = None  # kept alone when an outcome is read back from a fingerprint
+    problem: str = ""  # results missing or of the wrong kind
+    modified: tuple = ()  # names of the inputs the call changed in place
+    weight_problems: tuple = ()  # state_dict names that did not fit the module
+    inputs: dict | None = None  # the arguments as the call left them (their .grad included)
+    instance: object = None  # the module that was called, for module units
+
+
+def run(target, call, case, guard=None):
+    """Call `target` (a function, or a module class built with call.init) on `case`.
+
+    Never raises for what the target does: errors are recorded in the Outcome. Runs with
+    warnings and printing silenced, float32 as the default dtype, gradients enabled, and the
+    caller's random state left as it was.
+    """
+    args = {name: _fresh(value) for name, value in case.inputs.items()}
+    outcome = Outcome(inputs=args)
+    with isolated():
+        try:
+            with guard if guard is not None else contextlib.nullcontext():
+                function = target
+                if call.init is not None:
+                    seed(0)
+                    outcome.instance = function = target(*call.init)
+                    outcome.weight_problems = load_weights(function, call.weights)
+                    function.eval().to(device=case.device, dtype=case.dtype)
+                if case.torch_seed is not None:
+                    seed(case.torch_seed)
+                result = function(*args.values())
+        except Exception as error:  # the learner's code may raise anything
+            outcome.error, outcome.error_type = error, type(error).__name__
+            return outcome
+    outcome.outputs, outcome.problem = read_outputs(result, outcome.instance, call.outputs)
+    outcome.modified = tuple(name for name in args if _changed(args[name], case.inputs[name]))
+    return outcome
+
+
+@contextlib.contextmanager
+def isolated():
+    """Silence warnings and printing; float32 default dtype, gradients on, one thread; restore after.
+
+    One thread: the checks' tensors are tiny, and on a busy machine torch's thread pool
+    makes each small operation wait for milliseconds.
+    """
+    default, threads = torch.get_default_dtype(), torch.get_num_threads()
+    sink = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        warnings.simplefilter("ignore")
+        with torch.random.fork_rng(devices=[]), torch.enable_grad():
+            torch.set_default_dtype(torch.float32)
+            torch.set_num_threads(1)
+            try:
+                yield
+            finally:
+                torch.set_default_dtype(default)
+                torch.set_num_threads(threads)
+
+
+def seed(value):
+    """Seed torch's CPU generator, the one the checks' modules and dropout draw from.
+
+    Not torch.manual_seed: without CUDA initialised, that also queues lazy CUDA, XPU and MTIA
+    seeding, each recording a formatted stack (milliseconds per call).
+    """
+    torch.default_generator.manual_seed(value)
+
+
+def wrong_kind(candidate, is_module, name):
+    """(id, detail) when `candidate` is not the kind of object the unit is, else None."""
+    kind = "a class" if isinstance(candidate, type) else f"a {type(candidate).__name__}"
+    if candidate is None:
+        return "not-implemented", f"`{name}` is None."
+    if is_module and not (isinstance(candidate, type) and issubclass(candidate, torch.nn.Module)):
+        return "wrong-interface", f"`{name}` should be a class derived from nn.Module (the class itself, not an instance); got {kind}."
+    if not is_module and (isinstance(candidate, type) or not callable(candidate)):
+        return "wrong-interface", f"`{name}` should be a function; got {kind}."
+    return None
+
+
+def _fresh(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone().requires_grad_(value.requires_grad)
+    return value
+
+
+def _changed(after, before):
+    if not isinstance(before, torch.Tensor):
+        return False
+    if after._version != 0 or after.shape != before.shape:
+        return True
+    return after.device.type != "meta" and not torch.equal(after.detach(), before)
+
+
+def load_weights(module, weights):
+    """Copy `weights` into `module` by name; return what did not fit, in words."""
+    if not weights:
+        return ()
+    own = module.state_dict()
+    parameters = {name for name, _ in module.named_parameters(remove_duplicate=False)}
+    fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
+    module.load_state_dict(fitting, strict=False)
+    problems = []
+    missing = [k for k in weights if k not in own]
+    if missing:
+        problems.append("missing: " + _by_submodule(missing))
+    unexpected = [k for k in own if k not in weights and k in parameters]  # buffers not given stay the learner's
+    if unexpected:
+        problems.append("not in the exercise: " + _by_submodule(unexpected))
+    for key in weights.keys() & own.keys() - fitting.keys():
+        problems.append(f"`{key}` has shape {tuple(own[key].shape)}, expected {tuple(weights[key].shape)}")
+    return tuple(problems)
+
+
+def _by_submodule(keys):
+    """'w_o (w_o.weight, w_o.bias)' for each submodule the state_dict keys belong to."""
+    groups = {}
+    for key in keys:
+        groups.setdefault(key.rsplit(".", 1)[0] if "." in key else key, []).append(key)
+    return "; ".join(f"`{owner}` ({', '.join(names)})" for owner, names in groups.items())
+
+
+def read_outputs(result, instance, where):
+    """({name: tensor}, '') from a call's result, or (None, what is wrong with it)."""
+    returned = sorted((int(spot.split(".")[1]), name) for name, spot in where.items() if spot.startswith("return."))
+    if result is None and any(spot.startswith("return") for spot in where.values()):
+        return None, "It returned None: is a `return` missing?"
+    if returned and not (isinstance(result, (tuple, list)) and len(result) == len(returned)):
+        got = f"{len(result)} values" if isinstance(result, (tuple, list)) else f"a {type(result).__name__}"
+        names = ", ".join(name for _, name in returned)
+        return None, f"It returned {got}; the exercise asks for {len(returned)}: ({names})."
+    outputs = {}
+    for name, spot in where.items():
+        if spot == "return":
+            value = result
+        elif spot.startswith("return."):
+            value = result[int(spot.split(".")[1])]
+        else:  # "attr.NAME"
+            attribute = spot.split(".", 1)[1]
+            value = getattr(instance, attribute, None)
+            if value is None:
+                return None, f"After forward, self.{attribute} is not set: the exercise asks you to keep it there."
+        if not isinstance(value, torch.Tensor):
+            return None, f"`{name}` is a {type(value).__name__}, not a tensor."
+        outputs[name] = value
+    return outputs, ""
+
+
+def verdict(got, want, case, axes=None, values=True):
+    """(generic id, detail) for the first thing wrong with `got`, or None.
+
+    `want` is the reference's outcome on the same case. With values=False only the guards
+    (errors, interface, in-place changes, shape and dtype, NaN) are judged.
+    """
+    where = f"{case.label}: " if case.label else ""
+    if got.error is not None or got.error_type is not None:
+        if isinstance(got.error, NotImplementedError) or got.error_type == "NotImplementedError":
+            return "not-implemented", ""
+        return "runtime-error", where + describe_error(got.error)
+    if got.problem:
+        return "wrong-interface", where + got.problem
+    mismatch = _mismatch(got, want, case, axes or {}, values)
+    if mismatch and got.weight_problems:
+        return "wrong-interface", "Parameter names differ from the exercise's: " + "; ".join(got.weight_problems)
+    if mismatch:
+        return mismatch[0], where + mismatch[1]
+    if got.modified:
+        return "inplace-input", where + f"`{got.modified[0]}` was changed by the call."
+    return None
+
+
+def _mismatch(got, want, case, axes, values):
+    names = case.names(want.outputs)
+    for name in names:
+        mine, theirs = got.outputs[name], want.outputs[name]
+        if mine.shape != theirs.shape:
+            return "shape", f"`{name}` has shape {tuple(mine.shape)}, expected {tuple(theirs.shape)}."
+        if mine.dtype != theirs.dtype:
+            return "shape", f"`{name}` has dtype {mine.dtype}, expected {theirs.dtype}."
+    if not values:
+        return None
+    for name in names:
+        mine, theirs = got.outputs[name].detach(), want.outputs[name].detach()
+        if mine.is_floating_point() and bool((mine.isnan() & ~theirs.isnan()).any()):
+            spot = _where(mine.isnan() & ~theirs.isnan(), axes.get(name, ()))
+            cause = " The case has a mask: look at what your code does with blocked positions." if (
+                case.inputs.get("mask") is not None) else ""
+            return "nan", f"`{name}` holds NaN{spot}.{cause}"
+    for name in names:
+        if not close(got.outputs[name], want.outputs[name]):
+            return "wrong-values", describe_difference(name, got.outputs[name], want.outputs[name], axes.get(name, ()))
+    return None
+
+
+def close(mine, theirs):
+    rtol, atol = tolerance(theirs.dtype)
+    mine, theirs = mine.detach(), theirs.detach()
+    if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
+        return False
+    if not mine.is_floating_point():
+        return torch.equal(mine, theirs)
+    return torch.allclose(mine, theirs, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def describe_difference(name, mine, theirs, axes=()):
+    """'`weights`: max abs difference 0.37 at batch 0, head 1, query 2, key 3.'"""
+    mine, theirs = mine.detach(), theirs.detach()
+    if not mine.is_floating_point():
+        wrong = mine != theirs
+        return f"`{name}`: {int(wrong.sum())} of {wrong.numel()} entries differ, the first{_where(wrong, axes)}."
+    gap = (mine.double() - theirs.double()).abs().nan_to_num(nan=float("inf"))
+    text = f"`{name}`: max abs difference {float(gap.max()):.3g}{_where(gap == gap.max(), axes)}."
+    relative = float((gap / theirs.double().abs().clamp_min(1e-3)).max())
+    if theirs.dtype == torch.float64 and relative < 1e-4:
+        text += (" That is float32 precision: a constant or tensor inside your code is made in "
+                 "float32; make it in the inputs' dtype or use a Python number.")
+    return text
+
+
+def _where(flags, axes):
+    """' at batch 0, query 2, key 3' for the first True entry of `flags`."""
+    if not bool(flags.any()):
+        return ""
+    return " at " + position([int(i) for i in flags.nonzero()[0]], axes)
+
+
+def position(index, axes=()):
+    """'batch 0, head 1, query 2, key 3': `axes` names the last axes, the first two are batch and head."""
+    names = list(axes)[-len(index):] if axes and index else []
+    names = ["batch", "head"][: len(index) - len(names)] + names
+    names = [f"axis {i}" for i in range(len(index) - len(names))] + names
+    return ", ".join(f"{name} {i}" for name, i in zip(names, index))
+
+
+def describe_error(error):
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    hint = hint_for_error(error)
+    return f"{type(error).__name__}: {text[:300]}" + (f"\nHint: {hint}" if hint else "")
+
+
+def same_outcome(mine, theirs, case):
+    """Whether two outcomes agree: the same error type, or equal results (NaN equal to NaN)."""
+    if mine.problem or theirs.problem:
+        return False
+    if mine.error_type or theirs.error_type:
+        return mine.error_type == theirs.error_type
+    names = case.names(theirs.outputs)
+    return all(name in mine.outputs and close(mine.outputs[name], theirs.outputs[name]) for name in names)
+
+
+def name_mistake(learner, variants, cases, reference):
+    """The id of the first known mistake that explains a failure and behaves like the learner's code.
+
+    cases[0] is the failing case, `reference` the reference's outcome on it and `learner`
+    the learner's outcomes, one per case. `variants` yields (id, outcomes) pairs, outcomes
+    in case order, possibly lazily (evaluation stops at the first disagreement). A mistake
+    is named when its outcome on the failing case differs from the reference's (so it
+    explains the failure) and equals the learner's on every case.
+    """
+    for mistake_id, outcomes in variants:
+        outcomes = iter(outcomes)
+        first = next(outcomes)
+        if same_outcome(first, reference, cases[0]) or not same_outcome(learner[0], first, cases[0]):
+            continue
+        if all(same_outcome(mine, theirs, case) for mine, theirs, case in zip(learner[1:], outcomes, cases[1:])):
+            return mistake_id
+    return None
+
+
+# -------------------------------------------------------------- properties
+
+def violated_property(properties, outcome, case, axes=None):
+    """A sentence saying which of `properties` the outcome breaks, or ''.
+
+    A property is a tuple, ("rows_sum_to_one", result) or ("masked_zero", result, mask input),
+    or a function (outcome, case) -> sentence or '' for a property of one unit (hidden checks).
+    """
+    axes = axes or {}
+    for prop in properties:
+        if callable(prop):
+            problem = prop(outcome, case)
+            if problem:
+                return problem
+            continue
+        kind, name, *more = prop
+        weights = outcome.outputs[name].detach()
+        if kind == "rows_sum_to_one":
+            rtol, atol = tolerance(weights.dtype)
+            sums = weights.sum(dim=-1)
+            off = (sums - 1).abs() > atol + rtol
+            if bool(off.any()):
+                worst = float(sums[off][0])
+                return (f"Each row of `{name}` should sum to 1 over the keys; the row{_where(off, axes.get(name, ())[:-1])} "
+                        f"sums to {worst:.4g}.")
+        elif kind == "masked_zero":
+            mask = case.inputs.get(more[0])
+            if mask is None:
+                continue
+            blocked = ~torch.broadcast_to(mask.bool(), weights.shape)
+            leak = blocked & (weights != 0)
+            if bool(leak.any()):
+                return (f"A blocked key (mask False) gets weight {float(weights[leak][0]):.3g}{_where(leak, axes.get(name, ()))}, "
+                        "not exactly 0: after the softmax, blocked keys must have no weight at all.")
+        else:
+            raise ValueError(f"unknown property {kind!r}")
+    return ""

@@ -1,0 +1,42 @@
+"""Print the zoo's table: for each id, whether its bugs were caught and named; then the
+right answers' pass count.   python -m tests.zoo.report   (make zoo)"""
+from autograder.checks import UNITS
+from learner_kit.messages import CATALOGUE, EXTRA_IDS
+
+from . import load_all, run_check
+
+GENERIC = ("not-implemented", "runtime-error", "shape", "nan", "device", "inplace-input", "forbidden-builtin",
+           "tampering", *EXTRA_IDS)
+
+
+def main():
+    bugs, rights = load_all()
+    ids = [i for spec in UNITS.values() for i in spec.mutants] + [spec.device_id for spec in UNITS.values()] + list(GENERIC)
+    ids = list(dict.fromkeys(i for i in ids if i in CATALOGUE))
+    results = {i: [] for i in ids}
+    for specimen in bugs:
+        for aspect in specimen.aspects:
+            failure, _ = run_check(specimen, aspect)
+            results.setdefault(specimen.expect, []).append(
+                (failure is not None, failure is not None and failure.mistake_id == specimen.expect))
+    width = max(map(len, results))
+    print(f"{'id':<{width}}  caught  named  (bug runs)")
+    for mistake_id, runs in results.items():
+        if not runs:
+            print(f"{mistake_id:<{width}}  -       -      (no specimen)")
+            continue
+        caught, named = sum(c for c, _ in runs), sum(n for _, n in runs)
+        print(f"{mistake_id:<{width}}  {_mark(caught, runs)}     {_mark(named, runs)}    ({len(runs)})")
+    passed = [all(run_check(s, a)[0] is None for a in s.aspects) for s in rights]
+    print(f"\nright-answer zoo: {sum(passed)}/{len(passed)} implementations pass every aspect "
+          f"({len({s.unit for s in rights})} units)")
+    failed_bugs = sum(not n for runs in results.values() for _, n in runs)
+    return 1 if failed_bugs or not all(passed) else 0
+
+
+def _mark(count, runs):
+    return "yes" if count == len(runs) else f"{count}/{len(runs)}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,186 @@
+"""Zoo of 02-multi-head: split_heads, merge_heads, MultiHeadAttention, right and wrong."""
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from . import bug, right
+
+
+def _attention(q, k, v, mask=None, dropout=None):
+    """A right scaled dot-product attention, as notebook 02 provides it."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = scores.softmax(dim=-1)
+    return (dropout(weights) if dropout is not None else weights) @ v, weights
+
+
+# ------------------------------------------------------------------ split_heads / merge_heads
+
+
+@right("split_heads")
+def split_permute(x, n_head):
+    b, l, _ = x.shape
+    return x.reshape(b, l, n_head, -1).permute(0, 2, 1, 3)
+
+
+@right("split_heads")
+def split_unflatten(x, n_head):
+    return x.unflatten(-1, (n_head, -1)).transpose(1, 2)
+
+
+@right("split_heads")
+def split_chunks(x, n_head):
+    return torch.stack(x.chunk(n_head, dim=-1), dim=1)
+
+
+@right("merge_heads")
+def merge_permute(x):
+    b, h, l, d = x.shape
+    return x.permute(0, 2, 1, 3).reshape(b, l, h * d)
+
+
+@right("merge_heads")
+def merge_flatten(x):
+    return x.transpose(1, 2).flatten(2)
+
+
+@right("merge_heads")
+def merge_cat(x):
+    return torch.cat(x.unbind(dim=1), dim=-1)
+
+
+@bug("split_heads", "heads-split-no-transpose", "values", "float64")
+def split_straight_view(x, n_head):
+    return x.view(x.size(0), n_head, -1, x.size(-1) // n_head)
+
+
+@bug("merge_heads", "heads-merge-no-transpose", "values", "float64")
+def merge_straight_view(x):
+    return x.contiguous().view(x.size(0), x.size(2), -1)
+
+
+# ------------------------------------------------------------------ MultiHeadAttention, right
+
+
+class _Base(nn.Module):
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__()
+        self.n_head, self.d_k, self.d_model = n_head, d_model // n_head, d_model
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.attn = None
+
+
+@right("MultiHeadAttention")
+class MHAViewContiguous(_Base):
+    def split(self, x):
+        return x.view(x.size(0), -1, self.n_head, self.d_k).transpose(1, 2)
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        out = out.transpose(1, 2).contiguous().view(query.size(0), -1, self.n_head * self.d_k)
+        return self.w_o(out)
+
+
+@right("MultiHeadAttention")
+class MHALoopOverHeads(_Base):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.w_q(query), self.w_k(key), self.w_v(value)
+        outs, maps = [], []
+        for h in range(self.n_head):
+            part = slice(h * self.d_k, (h + 1) * self.d_k)
+            head_mask = None if mask is None else mask[:, 0]
+            out, attn = _attention(q[..., part], k[..., part], v[..., part], head_mask, self.dropout)
+            outs.append(out)
+            maps.append(attn)
+        self.attn = torch.stack(maps, dim=1)
+        return self.w_o(torch.cat(outs, dim=-1))
+
+
+@right("MultiHeadAttention")
+class MHAEinsum(_Base):
+    def forward(self, query, key, value, mask=None):
+        b, h, d = query.shape[0], self.n_head, self.d_k
+        q = self.w_q(query).reshape(b, -1, h, d)
+        k = self.w_k(key).reshape(b, -1, h, d)
+        v = self.w_v(value).reshape(b, -1, h, d)
+        scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / d**0.5
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        self.attn = scores.softmax(-1)
+        out = torch.einsum("bhqk,bkhd->bqhd", self.dropout(self.attn), v)
+        return self.w_o(out.reshape(b, -1, h * d))
+
+
+@right("MultiHeadAttention")
+class MHAFunctional(_Base):
+    def forward(self, query, key, value, mask=None):
+        def heads(x, layer):
+            return F.linear(x, layer.weight, layer.bias).unflatten(-1, (self.n_head, self.d_k)).permute(0, 2, 1, 3)
+
+        q, k, v = heads(query, self.w_q), heads(key, self.w_k), heads(value, self.w_v)
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return F.linear(out.permute(0, 2, 1, 3).flatten(-2), self.w_o.weight, self.w_o.bias)
+
+
+# ------------------------------------------------------------------ MultiHeadAttention, wrong
+
+
+@bug("MultiHeadAttention", "heads-split-no-transpose", "values", "masks")
+class MHASplitNoTranspose(_Base):
+    def forward(self, query, key, value, mask=None):
+        b = query.size(0)
+        q = self.w_q(query).view(b, self.n_head, -1, self.d_k)
+        k = self.w_k(key).view(b, self.n_head, -1, self.d_k)
+        v = self.w_v(value).view(b, self.n_head, -1, self.d_k)
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return self.w_o(out.transpose(1, 2).reshape(b, -1, self.d_model))
+
+
+@bug("MultiHeadAttention", "heads-merge-no-transpose", "values")
+class MHAMergeNoTranspose(MHAViewContiguous):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return self.w_o(out.reshape(query.size(0), -1, self.d_model))
+
+
+@bug("MultiHeadAttention", "mha-kv-use-wq", "values", "masks")
+class MHAKeyThroughWq(MHAViewContiguous):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_q(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return self.w_o(out.transpose(1, 2).reshape(query.size(0), -1, self.d_model))
+
+
+@bug("MultiHeadAttention", "mha-no-output-proj", "values", "float64")
+class MHANoOutputProjection(MHAViewContiguous):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return out.transpose(1, 2).reshape(query.size(0), -1, self.d_model)
+
+
+@bug("MultiHeadAttention", "mha-scale-dmodel", "values", "masks")
+class MHAScaledByDModel(MHAViewContiguous):
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        self.attn = F.softmax(scores, dim=-1)
+        out = (self.dropout(self.attn) @ v).transpose(1, 2).reshape(query.size(0), -1, self.d_model)
+        return self.w_o(out)
+
+
+@bug("MultiHeadAttention", "mha-qkv-swapped", "values", "masks")
+class MHAArgumentsOutOfOrder(MHAViewContiguous):
+    def forward(self, key, query, value, mask=None):  # parameters in the wrong order
+        return super().forward(query, key, value, mask)
