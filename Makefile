@@ -41,7 +41,7 @@ test-unit: $(STAMP)
 
 test-notebooks: $(STAMP)
 	@if [ -n "$(ASSIGNMENTS)" ]; then \
-	  $(BIN)/python -m pytest --nbval solutions --sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider; \
+	  $(BIN)/python -m pytest --nbval solutions --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider; \
 	else echo "no notebooks under solutions/ yet"; fi
 
 release: $(STAMP)

@@ -15,3 +15,15 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Notebooks are released without outputs, and they may import the learner helper package.
 c.GenerateAssignment.create_assignment = True
+
+# Grading (nbgrader autograde; `autograder grade` reads this file too) -----------------
+# A cell that runs longer than this is interrupted (the notebooks run whole in < 30 s).
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+# nbgrader zeroes a test cell that writes anything to stderr: ignore warnings there.
+c.IgnorePattern.pattern = r"(?i)warn"
+# A deleted (or de-tagged) test cell is put back from the source and graded.
+c.OverwriteCells.add_missing_cells = True
+# A cell that prints a flood keeps its first lines only; long tracebacks are cut.
+c.LimitOutput.max_lines = 200
+c.LimitOutput.max_traceback = 60
