@@ -3,7 +3,7 @@
     from autograder.checks import check
     check("scaled_dot_product_attention", scaled_dot_product_attention, "masks")
 """
-from . import attention, decoder, encoder, feedforward, generator, heads, masks, norm  # noqa: F401  (each family registers its units)
+from . import additive, attention, decoder, encoder, feedforward, generator, heads, masks, norm, train  # noqa: F401  (each family registers its units)
 from .core import ASPECTS, UNITS, CheckFailure, UnitSpec, check, register
 
 __all__ = ["ASPECTS", "UNITS", "CheckFailure", "UnitSpec", "check", "register"]

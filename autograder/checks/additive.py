@@ -1,0 +1,192 @@
+"""Checks of 09-additive-attention: AdditiveAttention, AdditiveMultiHeadAttention.
+
+Dimensions all differ (B=2, n_head=4, L_q=3, L_k=5, d_k=6, d_hidden=7, d_v=8; the
+multi-head module has d_model=24 and 4 heads of 6). The reference weights get noise of
+standard deviation 0.5 on top of their initialisation, so the hidden pre-activations are
+of order 1: there `tanh` is far from linear, and a score without it (or with another
+non-linearity) differs from the reference's by much more than the tolerance.
+
+Mistakes: the score without `tanh` (none at all, `relu` in its place, or a non-linearity
+after `v`, as in the notes this course grew from: `relu(W_a [q; k])`), the softmax over an
+axis other than the keys, and a mask that has no effect.
+
+    from autograder.checks import check
+    check("AdditiveAttention", AdditiveAttention, "values")
+"""
+import torch
+
+from autograder import reference
+from learner_kit.harness import Case
+
+from . import inputs
+from .core import UnitSpec, check, register, variant_class  # noqa: F401  (check: see the docstring)
+
+B, H, L_Q, L_K, D_K, D_HIDDEN, D_V = 2, 4, 3, 5, 6, 7, 8
+D_MODEL = H * D_K
+NOISE = 0.5
+
+
+def _additive(scorer, query, key, value, mask=None, dropout=None, *, activation="tanh", softmax_dim=-1,
+              use_mask=True):
+    """AdditiveAttention.forward with knobs; each default is the reference's behaviour."""
+    hidden = scorer.w_q(query).unsqueeze(-2) + scorer.w_k(key).unsqueeze(-3)  # (..., L_q, L_k, d_hidden)
+    if activation == "tanh":
+        scores = scorer.v(torch.tanh(hidden))
+    elif activation == "none":
+        scores = scorer.v(hidden)
+    elif activation == "relu":
+        scores = scorer.v(torch.relu(hidden))
+    elif activation == "relu-after":
+        scores = torch.relu(scorer.v(hidden))
+    elif activation == "tanh-after":
+        scores = torch.tanh(scorer.v(hidden))
+    else:
+        raise ValueError(activation)
+    scores = scores.squeeze(-1)  # (..., L_q, L_k)
+    if mask is not None and use_mask:
+        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+    weights = scores.softmax(dim=softmax_dim)
+    dropped = dropout(weights) if dropout is not None else weights
+    return dropped @ value, weights
+
+
+class _AdditiveAttention(reference.AdditiveAttention):
+    """The reference with knobs (class attributes, set by variant_class)."""
+
+    activation = "tanh"
+    softmax_dim = -1
+    use_mask = True
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        return _additive(self, query, key, value, mask, dropout, activation=self.activation,
+                         softmax_dim=self.softmax_dim, use_mask=self.use_mask)
+
+
+class _AdditiveMultiHeadAttention(reference.AdditiveMultiHeadAttention):
+    """The reference multi-head module whose shared scorer has the same knobs."""
+
+    activation = "tanh"
+    softmax_dim = -1
+    use_mask = True
+
+    def attend(self, q, k, v, mask):
+        return _additive(self.score, q, k, v, mask, self.dropout, activation=self.activation,
+                         softmax_dim=self.softmax_dim, use_mask=self.use_mask)
+
+
+def _mutants(base, softmax_dims):
+    return {
+        "additive-no-tanh": tuple(variant_class(base, activation=a)
+                                  for a in ("none", "relu", "relu-after", "tanh-after")),
+        "additive-softmax-dim": tuple(variant_class(base, softmax_dim=d) for d in softmax_dims),
+        "additive-mask-ignored": (variant_class(base, use_mask=False),),
+    }
+
+
+# ------------------------------------------------------------------ AdditiveAttention
+
+def _case(seed, lead, label, l_q=L_Q, l_k=L_K, mask=None, dropout=None, grad=False, **fields):
+    """Inputs with leading axes `lead` (float64, cast per aspect); `fields` go to Case."""
+    args = inputs.normal(seed, query=(*lead, l_q, D_K), key=(*lead, l_k, D_K), value=(*lead, l_k, D_V))
+    if grad:
+        args = inputs.needing_grad(args)
+    if mask is not None or dropout is not None:
+        args["mask"] = mask
+    if dropout is not None:
+        args["dropout"] = dropout
+    return Case(args, label=label, **fields).to(torch.float32)
+
+
+def _padded(seed, **more):
+    return _case(seed, (B, H), "4-D inputs (batch, head, position, feature) with a padding mask (B, 1, 1, L_k)",
+                 mask=inputs.padding_mask([4, 2], L_K), **more)
+
+
+def _mixed(seed, **more):
+    return _case(seed, (B, H), "4-D inputs with a mask of shape (B, 1, L_q, L_k)",
+                 mask=inputs.mixed_mask(seed, (B, 1, L_Q, L_K)), **more)
+
+
+def _staircase(seed, **more):
+    return _case(seed, (B,), "3-D inputs with an (L_q, L_k) mask shared by the batch",
+                 mask=inputs.staircase_mask(L_Q, L_K), **more)
+
+
+register(UnitSpec(
+    name="AdditiveAttention",
+    init=(D_K, D_HIDDEN),
+    outputs={"weights": "return.1", "output": "return.0"},  # weights first: their differences teach more
+    axes={"weights": ("query", "key"), "output": ("query", "feature")},
+    cases={
+        "values": lambda: [
+            _case(201, (B,), "3-D inputs (batch, position, feature)"),
+            _case(202, (B, H), "4-D inputs (batch, head, position, feature)"),
+            _case(203, (B, H), "4-D inputs and a dropout module in training mode (only the output is compared)",
+                  dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
+        ],
+        "masks": lambda: [_padded(211), _mixed(212), _staircase(213)],
+        "float64": lambda: [c.to(torch.float64) for c in (_case(202, (B, H), "4-D inputs in float64"), _mixed(212))],
+        "grad": lambda: [_mixed(212, grad=True)],
+        "device": lambda: [_padded(211)],
+        "properties": lambda: [_padded(211), _mixed(212)],
+    },
+    probes=lambda: [_mixed(301), _case(302, (B,), "3-D inputs (batch, position, feature)")],
+    mutants=_mutants(_AdditiveAttention, (-2, 1, 0)),
+    knobbed=_AdditiveAttention,
+    properties=(("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
+    picture="weights",
+    weight_noise=NOISE,
+))
+
+
+# ------------------------------------------------------------------ AdditiveMultiHeadAttention
+
+def _attention_case(seed, label, l_q=L_Q, l_k=L_K, mask=None, dtype=torch.float32, grad=False):
+    """Cross-attention: query, key and value are three different tensors."""
+    args = inputs.normal(seed, query=(B, l_q, D_MODEL), key=(B, l_k, D_MODEL), value=(B, l_k, D_MODEL))
+    if grad:
+        args = inputs.needing_grad(args)
+    if mask is not None:
+        args["mask"] = mask
+    return Case(args, label=label).to(dtype)
+
+
+_CROSS = "cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors"
+
+
+def _mha_padded(seed, **more):
+    return _attention_case(seed, "cross-attention with a padding mask (B, 1, 1, L_k)",
+                           mask=inputs.padding_mask([4, 2], L_K), **more)
+
+
+def _mha_mixed(seed, **more):
+    return _attention_case(seed, "cross-attention with a mask of shape (B, 1, L_q, L_k)",
+                           mask=inputs.mixed_mask(seed, (B, 1, L_Q, L_K)), **more)
+
+
+def _self_attention(seed):
+    x = inputs.normal(seed, x=(B, L_K, D_MODEL))["x"]
+    return Case({"query": x, "key": x, "value": x}, label="self-attention: query, key and value are one tensor"
+                ).to(torch.float32)
+
+
+register(UnitSpec(
+    name="AdditiveMultiHeadAttention",
+    init=(D_MODEL, H),
+    outputs={"attn": "attr.attn", "output": "return"},
+    axes={"attn": ("batch", "head", "query", "key"), "output": ("query", "feature")},
+    cases={
+        "values": lambda: [_attention_case(221, _CROSS), _self_attention(222)],
+        "masks": lambda: [_mha_padded(223), _mha_mixed(224)],
+        "float64": lambda: [_attention_case(221, _CROSS, dtype=torch.float64), _mha_padded(223, dtype=torch.float64)],
+        "grad": lambda: [_mha_padded(223, grad=True)],
+        "device": lambda: [_mha_padded(223)],
+    },
+    probes=lambda: [_mha_mixed(321), _attention_case(322, "cross-attention with L_q = L_k = 4", l_q=4, l_k=4)],
+    mutants=_mutants(_AdditiveMultiHeadAttention, (-2, 1)),
+    knobbed=_AdditiveMultiHeadAttention,
+    properties=(("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+    grad_outputs=("output",),
+    picture="attn",
+    weight_noise=0.3,
+))

@@ -1,0 +1,590 @@
+"""Checks of 10-train: make_batch, LabelSmoothingLoss, noam_rate, greedy_decode.
+
+    from autograder.checks import check
+    check("make_batch", make_batch, "values")
+
+`LabelSmoothingLoss` is a module with a tensor result, so it is a UnitSpec like every other
+unit (and has a fingerprint for its visible check). The other three do not fit the shared
+harness, which calls a unit on tensor inputs and compares the tensors it returns:
+`make_batch` returns a dict holding a Python int, `noam_rate` returns a Python number, and
+`greedy_decode` takes a model. They are checked here, by `check_capstone_unit`, which
+core.check calls for them (core.CUSTOM_CHECKS) and which keeps its contract (prints one
+line `✓ <unit>: <aspect> passed`, or raises CheckFailure whose first line is `[id] what is
+wrong`).
+The same guards run first: tampering (guards), the candidate's kind, and a watch on the
+call that flags forbidden built-ins and the reference's own code for these units.
+
+After a failure the known mistakes (MUTANTS) run on the failing case and on the unit's
+probes; the one that behaves exactly like the learner's code is named, as in core.
+"""
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+from torch import nn
+
+from autograder import reference
+from learner_kit import harness
+from learner_kit.harness import Case
+
+from . import guards, inputs
+from .core import CheckFailure, UnitSpec, register, variant_class
+from . import core
+
+PAD = 0
+
+# ------------------------------------------------------------------ LabelSmoothingLoss (a UnitSpec)
+
+N_ROWS, VOCAB, SMOOTHING = 6, 7, 0.2
+
+
+class _LabelSmoothingLoss(reference.LabelSmoothingLoss):
+    """The reference with knobs (class attributes, set by variant_class)."""
+
+    zero_pad_rows = True  # rows whose target is pad count for nothing
+    zero_pad_column = True  # the pad class gets no probability
+    spread_over = 2  # the smoothing is spread over vocab_size - spread_over classes
+
+    def forward(self, log_probs, target):
+        true_dist = torch.full_like(log_probs, self.smoothing / (self.vocab_size - self.spread_over))
+        true_dist.scatter_(1, target.unsqueeze(1), 1.0 - self.smoothing)
+        if self.zero_pad_column:
+            true_dist[:, self.pad_idx] = 0
+        if self.zero_pad_rows:
+            true_dist[target == self.pad_idx] = 0
+        return torch.nn.functional.kl_div(log_probs, true_dist, reduction="sum")
+
+
+def _loss_case(seed, label, pads=(1, 4), grad=False, dtype=torch.float32):
+    drawn = inputs.normal(seed, logits=(N_ROWS, VOCAB))
+    generator = torch.Generator().manual_seed(seed)
+    target = torch.randint(1, VOCAB, (N_ROWS,), generator=generator)
+    target[list(pads)] = PAD
+    log_probs = drawn["logits"].log_softmax(dim=-1)
+    if grad:
+        log_probs = log_probs.detach().requires_grad_()
+    return Case({"log_probs": log_probs, "target": target}, label=label).to(dtype)
+
+
+_LOSS_LABEL = f"log_probs ({N_ROWS}, vocab {VOCAB}), targets with padding in rows 1 and 4"
+
+register(UnitSpec(
+    name="LabelSmoothingLoss",
+    init=(VOCAB, PAD, SMOOTHING),
+    outputs={"loss": "return"},
+    axes={"loss": ()},
+    cases={
+        "values": lambda: [_loss_case(401, _LOSS_LABEL),
+                           _loss_case(402, f"log_probs ({N_ROWS}, vocab {VOCAB}), no padding", pads=())],
+        "float64": lambda: [_loss_case(403, _LOSS_LABEL + ", in float64", dtype=torch.float64)],
+        "grad": lambda: [_loss_case(404, _LOSS_LABEL, grad=True)],
+        "device": lambda: [_loss_case(401, _LOSS_LABEL)],
+    },
+    probes=lambda: [_loss_case(501, _LOSS_LABEL), _loss_case(502, _LOSS_LABEL.replace("1 and 4", "0 and 5"), pads=(0, 5))],
+    mutants={
+        "loss-counts-padding": (variant_class(_LabelSmoothingLoss, zero_pad_rows=False),
+                                variant_class(_LabelSmoothingLoss, zero_pad_rows=False, zero_pad_column=False,
+                                              spread_over=1)),
+    },
+    knobbed=_LabelSmoothingLoss,
+))
+
+
+# ------------------------------------------------------------------ the checks of the other three
+
+@dataclass(frozen=True)
+class _Case:
+    args: dict  # passed positionally, in order
+    label: str
+
+
+@dataclass
+class _Outcome:
+    result: object = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class _Unit:
+    name: str
+    aspects: dict  # aspect -> function(candidate) that raises CheckFailure
+    probes: Callable = lambda: []  # cases on which the mutants are told apart
+    mutants: dict = field(default_factory=dict)  # id -> tuple of wrong variants
+    compare: Callable = None  # (got outcome, want outcome, case) -> detail or ''
+    plain: Callable = None  # () -> the case every aspect runs first: a stub or an error fails there
+
+
+CAPSTONE = {}
+
+def _run(function, case, watched=True):
+    """The outcome of function(*case.args), isolated; a forbidden or borrowed call raises CheckFailure."""
+    watch = guards.Watch(dict(guards.FORBIDDEN_FUNCTIONS))
+    args = [value.detach().clone() if isinstance(value, torch.Tensor) else value for value in case.args.values()]
+    with harness.isolated():
+        try:
+            with watch if watched else contextlib.nullcontext():
+                outcome = _Outcome(result=function(*args))
+        except Exception as error:  # the learner's code may raise anything
+            outcome = _Outcome(error=error)
+    if watched and watch.found:
+        raise CheckFailure(*watch.found)
+    return outcome
+
+
+def _guard(unit, candidate):
+    tampered = (guards._replaced_builtins() or guards._replaced_torch() or guards._altered_course_modules()
+                or guards._borrowed(candidate))
+    if tampered:
+        raise CheckFailure("tampering", tampered)
+    wrong = harness.wrong_kind(candidate, False, unit.name)
+    if wrong:
+        raise CheckFailure(*wrong)
+
+
+def _error_failure(outcome, case):
+    """CheckFailure for a call that raised: the stub, or any other error with its hint."""
+    if isinstance(outcome.error, NotImplementedError):
+        return CheckFailure("not-implemented")
+    return CheckFailure("runtime-error", f"{case.label}: {harness.describe_error(outcome.error)}")
+
+
+def _same(a, b, unit, case):
+    if a.error is not None or b.error is not None:
+        return a.error is not None and b.error is not None and type(a.error) is type(b.error)
+    return not unit.compare(a, b, case)
+
+
+def _diagnose(unit, candidate, case, got, want):
+    """The id of the mutant that explains the failure on `case` and behaves like the candidate on the probes."""
+    probes = unit.probes()
+    learner = [got, *(_run(candidate, p) for p in probes)]
+    for mistake_id, group in unit.mutants.items():
+        for variant in group:
+            first = _run(variant, case, watched=False)
+            if _same(first, want, unit, case) or not _same(got, first, unit, case):
+                continue
+            if all(_same(mine, _run(variant, p, watched=False), unit, p) for mine, p in zip(learner[1:], probes)):
+                return mistake_id
+    return None
+
+
+def _compare_with(judge):
+    """A compare function returning only the detail (for _same) from a judge returning (id, detail) or ''."""
+
+    def compare(got, want, case):
+        found = judge(got, want, case)
+        return found[1] if isinstance(found, tuple) else found
+
+    return compare
+
+
+def check_capstone_unit(unit_name, candidate, aspect):
+    """Check one aspect of a capstone unit; print one line, or raise CheckFailure (see the module doc)."""
+    unit = CAPSTONE[unit_name]
+    if aspect not in unit.aspects:
+        raise ValueError(f"{unit_name} has no aspect {aspect!r}; it has: {', '.join(unit.aspects)}")
+    failure = None
+    try:
+        _guard(unit, candidate)
+        case = unit.plain()
+        outcome = _run(candidate, case)
+        if outcome.error is not None:
+            raise _error_failure(outcome, case)
+        unit.aspects[aspect](candidate)
+    except CheckFailure as caught:
+        failure = caught
+    if failure is not None:
+        raise failure.with_traceback(None)
+    print(f"✓ {unit_name}: {aspect} passed")
+
+
+# ------------------------------------------------------------------ make_batch
+
+_BATCH_KEYS = ("src", "src_mask", "tgt_in", "tgt_out", "tgt_mask", "n_tokens")
+_TENSOR_KEYS = {"values": ("tgt_in", "tgt_out", "src"), "masks": ("src_mask", "tgt_mask")}
+
+
+def _make_batch(src, tgt, pad_idx=0, *, shift="right"):
+    """make_batch with a knob: how the decoder input and output are cut from tgt."""
+    tgt_in, tgt_out = {
+        "right": (tgt[:, :-1], tgt[:, 1:]),
+        "none": (tgt, tgt),
+        "both-in": (tgt[:, :-1], tgt[:, :-1]),
+        "both-out": (tgt[:, 1:], tgt[:, 1:]),
+        "swapped": (tgt[:, 1:], tgt[:, :-1]),
+    }[shift]
+    return {
+        "src": src,
+        "src_mask": reference.make_pad_mask(src, pad_idx),
+        "tgt_in": tgt_in,
+        "tgt_out": tgt_out,
+        "tgt_mask": reference.make_tgt_mask(tgt_in, pad_idx),
+        "n_tokens": int((tgt_out != pad_idx).sum()),
+    }
+
+
+def _batch_case(src, tgt, pad_idx=None, label=""):
+    args = {"src": torch.tensor(src), "tgt": torch.tensor(tgt)}
+    if pad_idx is not None:
+        args["pad_idx"] = pad_idx
+    return _Case(args, label)
+
+
+def _batch_cases():
+    return [
+        _batch_case([[5, 6, 7, 0], [8, 9, 4, 3]], [[1, 7, 6, 5, 2, 0], [1, 3, 4, 9, 8, 2]],
+                    label="src (2, 4) and tgt (2, 6), padded with 0"),
+        _batch_case([[4, 0, 6, 3, 3], [5, 8, 3, 3, 3], [0, 7, 7, 9, 3]],
+                    [[1, 6, 0, 4, 2], [1, 8, 5, 2, 3], [1, 9, 7, 2, 3]],
+                    pad_idx=3, label="src (3, 5) and tgt (3, 5) padded with pad_idx=3 (0 is an ordinary token there)"),
+    ]
+
+
+def _batch_probes():
+    return [_batch_case([[3, 4, 5, 6, 0]], [[1, 6, 5, 4, 3, 2, 0, 0]], label="src (1, 5) and tgt (1, 8), padded with 0"),
+            _batch_case([[4, 0, 9], [2, 2, 7]], [[1, 9, 0, 4, 2], [1, 7, 2, 2, 2]], pad_idx=2,
+                        label="src (2, 3) and tgt (2, 5) padded with pad_idx=2")]
+
+
+def _judge_batch(keys):
+    def judge(got, want, case):
+        result, expected = got.result, want.result
+        if not isinstance(result, dict):
+            return "wrong-interface", f"{case.label}: make_batch returned a {type(result).__name__}, not a dict."
+        missing = [k for k in _BATCH_KEYS if k not in result]
+        if missing:
+            return "wrong-interface", f"{case.label}: the dict has no key {', '.join(repr(k) for k in missing)}."
+        for key in keys:
+            mine, theirs = result[key], expected[key]
+            if not isinstance(mine, torch.Tensor):
+                return "wrong-interface", f"{case.label}: `{key}` is a {type(mine).__name__}, not a tensor."
+            if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
+                return "shape", (f"{case.label}: `{key}` has shape {tuple(mine.shape)} and dtype {mine.dtype}, "
+                                 f"expected {tuple(theirs.shape)} and {theirs.dtype}.")
+            if not torch.equal(mine, theirs):
+                return "wrong-values", f"{case.label}: " + harness.describe_difference(key, mine, theirs)
+        return ""
+
+    return judge
+
+
+def _batch_properties(candidate):
+    """n_tokens is a Python int counting the non-pad tokens of tgt_out; inputs are left as they were."""
+    for case in _batch_cases():
+        got = _run(candidate, case)
+        if got.error is not None:
+            raise _error_failure(got, case)
+        found = _judge_batch(())(got, _run(reference.make_batch, case, watched=False), case)
+        if found:
+            raise CheckFailure(*found)
+        want = _run(reference.make_batch, case, watched=False).result["n_tokens"]
+        n_tokens = got.result["n_tokens"]
+        if isinstance(n_tokens, bool) or not isinstance(n_tokens, int):
+            raise CheckFailure("wrong-interface", f"{case.label}: `n_tokens` is a {type(n_tokens).__name__}; "
+                               "the exercise asks for a Python int (int(...) of a 0-dim tensor gives one).")
+        if n_tokens != want:
+            named = _diagnose(BATCH, candidate, case, got, _run(reference.make_batch, case, watched=False))
+            raise CheckFailure(named or "wrong-values",
+                               f"{case.label}: `n_tokens` is {n_tokens}, expected {want}: count the tokens the loss "
+                               "is computed on (tgt_out), leaving out padding.")
+
+
+# Mistakes are told apart by the decoder's input and output alone: the masks and the count follow from them.
+def _batch_compare(got, want, case):
+    found = _judge_batch(("tgt_in", "tgt_out"))(got, want, case)
+    return found[1] if found else ""
+
+
+BATCH = _Unit(
+    name="make_batch",
+    aspects={
+        "values": lambda c: _aspect_batch(c, "values"),
+        "masks": lambda c: _aspect_batch(c, "masks"),
+        "properties": _batch_properties,
+    },
+    probes=_batch_probes,
+    mutants={"batch-no-shift": tuple(lambda s, t, p=0, k=k: _make_batch(s, t, p, shift=k)
+                                     for k in ("none", "both-in", "both-out", "swapped"))},
+    compare=_batch_compare,
+    plain=lambda: _batch_cases()[0],
+)
+
+
+def _aspect_batch(candidate, aspect):
+    judge = _judge_batch(_TENSOR_KEYS[aspect])
+    for case in _batch_cases():
+        got = _run(candidate, case)
+        want = _run(reference.make_batch, case, watched=False)
+        found = _error_failure(got, case) if got.error is not None else judge(got, want, case)
+        if found:
+            named = _diagnose(BATCH, candidate, case, got, want)
+            if isinstance(found, CheckFailure):
+                if named:
+                    raise CheckFailure(named, f"{case.label}: {harness.describe_error(got.error)}")
+                raise found
+            raise CheckFailure(named or found[0], found[1])
+
+
+CAPSTONE["make_batch"] = BATCH
+
+
+# ------------------------------------------------------------------ noam_rate
+
+def _noam(step, d_model, warmup, factor=1.0, *, warm_up=True):
+    """noam_rate with a knob: warm_up=False is the decay alone, step ** -0.5."""
+    step = max(step, 1)
+    if not warm_up:
+        return factor * d_model**-0.5 * step**-0.5
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def _noam_case(step, d_model, warmup, factor=None):
+    args = {"step": step, "d_model": d_model, "warmup": warmup}
+    if factor is not None:
+        args["factor"] = factor
+    label = f"noam_rate({step}, d_model={d_model}, warmup={warmup}" + (f", factor={factor})" if factor is not None else ")")
+    return _Case(args, label)
+
+
+def _noam_cases():
+    return [_noam_case(1, 512, 4000), _noam_case(100, 512, 4000), _noam_case(4000, 512, 4000),
+            _noam_case(20000, 512, 4000), _noam_case(13, 48, 30, 2.0), _noam_case(90, 48, 30, 2.0)]
+
+
+def _noam_probes():
+    return [_noam_case(5, 24, 9, 3.0), _noam_case(9, 24, 9, 3.0), _noam_case(40, 24, 9, 3.0)]
+
+
+def _as_number(result):
+    if isinstance(result, torch.Tensor) and result.numel() == 1:
+        return float(result)
+    if isinstance(result, (int, float)) and not isinstance(result, bool):
+        return float(result)
+    return None
+
+
+def _judge_noam(got, want, case):
+    mine = _as_number(got.result)
+    if mine is None:
+        return "wrong-interface", f"{case.label} returned a {type(got.result).__name__}, not a number."
+    expected = want.result
+    if not math.isclose(mine, expected, rel_tol=1e-6, abs_tol=1e-12):
+        return "wrong-values", f"{case.label} is {mine:.6g}, expected {expected:.6g}."
+    return ""
+
+
+NOAM = _Unit(
+    name="noam_rate",
+    aspects={},
+    probes=_noam_probes,
+    mutants={"noam-no-warmup": (lambda s, d, w, f=1.0: _noam(s, d, w, f, warm_up=False),)},
+    compare=_compare_with(_judge_noam),
+    plain=lambda: _noam_cases()[0],
+)
+
+
+def _noam_values(candidate):
+    for case in _noam_cases():
+        got = _run(candidate, case)
+        want = _run(reference.noam_rate, case, watched=False)
+        found = _judge_noam(got, want, case) if got.error is None else None
+        if got.error is not None:
+            raise _error_failure(got, case)
+        if found:
+            raise CheckFailure(_diagnose(NOAM, candidate, case, got, want) or found[0], found[1])
+
+
+def _noam_properties(candidate):
+    """Step 0 is step 1; the rate rises for `warmup` steps and falls after; it scales with factor."""
+    d_model, warmup = 40, 11
+    rates = {}
+    for step in range(0, 3 * warmup):
+        case = _noam_case(step, d_model, warmup)
+        got = _run(candidate, case)
+        if got.error is not None:
+            raise _error_failure(got, case)
+        rates[step] = _as_number(got.result)
+        if rates[step] is None:
+            raise CheckFailure("wrong-interface", f"{case.label} returned a {type(got.result).__name__}, not a number.")
+    if not math.isclose(rates[0], rates[1], rel_tol=1e-9):
+        raise CheckFailure("property-violated", f"noam_rate(0, ...) is {rates[0]:.4g} and noam_rate(1, ...) "
+                           f"{rates[1]:.4g}: step 0 must be treated as step 1 (step 0 ** -0.5 is infinite).")
+    peak = max(range(1, 3 * warmup), key=rates.get)
+    if peak != warmup:
+        found = ("noam-no-warmup" if peak == 1 else "property-violated",
+                 f"With d_model={d_model} and warmup={warmup} the largest rate should be at step {warmup} "
+                 f"(the end of the warm-up); yours peaks at step {peak}.")
+        raise CheckFailure(*found)
+    case = _noam_case(warmup, d_model, warmup, 3.0)
+    scaled = _as_number(_run(candidate, case).result)
+    if scaled is None or not math.isclose(scaled, 3.0 * rates[warmup], rel_tol=1e-6):
+        raise CheckFailure("property-violated", f"{case.label} should be 3 times the rate with factor=1.0: "
+                           "factor multiplies the whole schedule.")
+
+
+NOAM.aspects.update(values=_noam_values, properties=_noam_properties)
+CAPSTONE["noam_rate"] = NOAM
+
+
+# ------------------------------------------------------------------ greedy_decode
+
+G_VOCAB, G_BOS, G_EOS = 11, 1, 2
+
+
+def _greedy(model, src, src_mask, max_len, bos_idx, eos_idx=None, *, feedback=True):
+    """greedy_decode with a knob: feedback=False decodes from the first token only, at every step."""
+    with torch.no_grad():
+        memory = model.encode(src, src_mask)
+        ys = torch.full((src.size(0), 1), bos_idx, dtype=torch.long, device=src.device)
+        for _ in range(max_len - 1):
+            read = ys if feedback else ys[:, :1]
+            mask = torch.tril(torch.ones(1, read.size(1), read.size(1), dtype=torch.bool, device=src.device))
+            out = model.decode(memory, src_mask, read, mask)
+            ys = torch.cat([ys, model.generator(out[:, -1]).argmax(dim=-1, keepdim=True)], dim=1)
+            if eos_idx is not None and (ys == eos_idx).any(dim=1).all():
+                break
+    return ys
+
+
+class _ScriptedGenerator(nn.Module):
+    def forward(self, x):
+        return torch.log_softmax(10.0 * x, dim=-1)
+
+
+class _ScriptedModel(nn.Module):
+    """A stand-in for the Transformer (encode, decode, generator, forward), without parameters.
+
+    Its next token is arithmetic on the source and on the target tokens the look-ahead mask
+    lets each position see, through two "layers": feeding the predictions back, the mask,
+    and the source all change what it says. Tokens are 2 … vocab-1 (never padding or the
+    start token). Everything is made on the inputs' device, so it runs anywhere.
+    """
+
+    def __init__(self, shift=0, vocab=G_VOCAB):
+        super().__init__()
+        self.shift, self.vocab, self.encodes = shift, vocab, 0
+        self.generator = _ScriptedGenerator()
+
+    def encode(self, src, src_mask):
+        self.encodes += 1
+        keep = torch.ones_like(src) if src_mask is None else src_mask.reshape(src.shape).to(src.dtype)
+        return (src * keep * torch.arange(1, src.size(1) + 1, device=src.device)).sum(dim=1, keepdim=True)  # (B, 1)
+
+    def decode(self, memory, src_mask, tgt, tgt_mask):
+        length = tgt.size(1)
+        seen = (torch.ones(1, length, length, dtype=torch.long, device=tgt.device) if tgt_mask is None
+                else tgt_mask.reshape(-1, length, length).to(torch.long))  # (1 or B, t, t)
+        first = (seen * (tgt * torch.arange(1, length + 1, device=tgt.device))[:, None, :]).sum(-1)  # (B, t)
+        second = (seen * first[:, None, :]).sum(-1)  # (B, t)
+        token = (second + 4 * memory + length + self.shift) % (self.vocab - 2) + 2  # (B, t)
+        return (torch.arange(self.vocab, device=tgt.device) == token[..., None]).to(torch.float32)  # (B, t, vocab)
+
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        return self.generator(self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask))
+
+
+def _greedy_case(seed, batch, src_len, max_len, bos=G_BOS, eos=None, shift=0, label=""):
+    generator = torch.Generator().manual_seed(seed)
+    src = torch.randint(3, G_VOCAB, (batch, src_len), generator=generator)
+    src[0, -2:] = PAD  # the first row is padded
+    args = {"model": _ScriptedModel(shift), "src": src, "src_mask": (src != PAD)[:, None, None, :],
+            "max_len": max_len, "bos_idx": bos}
+    if eos is not None:
+        args["eos_idx"] = eos
+    return _Case(args, label or f"a stand-in model, src ({batch}, {src_len}) with padding, max_len={max_len}, "
+                 f"bos_idx={bos}" + (f", eos_idx={eos}" if eos is not None else ""))
+
+
+def _greedy_cases():
+    return [_greedy_case(601, 3, 5, 7), _greedy_case(602, 2, 4, 6, bos=4, shift=1),
+            _greedy_case(603, 2, 6, 1, label="a stand-in model, max_len=1: only the start token")]
+
+
+def _greedy_eos_cases():
+    """Rows reach eos_idx at different steps, one of them never (tests/test_capstone.py checks this)."""
+    return [_greedy_case(616, 4, 5, 9, eos=G_EOS, shift=1), _greedy_case(612, 3, 6, 8, eos=G_EOS, shift=2)]
+
+
+def _prefix_problem(got, want, case):
+    """'' when `got` agrees with `want` up to each row's first eos_idx (or everywhere, without one)."""
+    ys, expected = got.result, want.result
+    max_len, eos = case.args["max_len"], case.args.get("eos_idx")
+    if not isinstance(ys, torch.Tensor):
+        return "wrong-interface", f"{case.label}: greedy_decode returned a {type(ys).__name__}, not a tensor."
+    if ys.dtype != torch.long or ys.dim() != 2 or ys.size(0) != expected.size(0):
+        return "shape", (f"{case.label}: the result has shape {tuple(ys.shape)} and dtype {ys.dtype}, "
+                         f"expected a LongTensor ({expected.size(0)}, <= {max_len}).")
+    if ys.size(1) > max_len:
+        return "shape", f"{case.label}: the result has {ys.size(1)} tokens per row, more than max_len={max_len}."
+    for row in range(expected.size(0)):
+        hits = (expected[row] == eos).nonzero() if eos is not None else []
+        end = int(hits[0]) + 1 if len(hits) else expected.size(1)
+        if ys.size(1) < end:
+            return "shape", (f"{case.label}: row {row} stops after {ys.size(1)} tokens, before producing "
+                             + (f"eos_idx (expected at position {end - 1})." if len(hits) else f"max_len={max_len} tokens."))
+        if not torch.equal(ys[row, :end], expected[row, :end]):
+            position = int((ys[row, :end] != expected[row, :end]).nonzero()[0])
+            return "wrong-values", (f"{case.label}: row {row} differs from position {position} on: "
+                                    f"got {ys[row, :end].tolist()}, expected {expected[row, :end].tolist()}.")
+    return ""
+
+
+def _greedy_compare_cases(candidate, cases):
+    for case in cases:
+        got = _run(candidate, case)
+        want = _run(reference.greedy_decode, case, watched=False)
+        if got.error is not None:
+            named = _diagnose(GREEDY, candidate, case, got, want)
+            if named:
+                raise CheckFailure(named, f"{case.label}: {harness.describe_error(got.error)}")
+            raise _error_failure(got, case)
+        found = _prefix_problem(got, want, case)
+        if found:
+            raise CheckFailure(_diagnose(GREEDY, candidate, case, got, want) or found[0], found[1])
+
+
+def _greedy_properties(candidate):
+    """With eos_idx: right up to each row's first eos; at most max_len tokens; one encode per call."""
+    _greedy_compare_cases(candidate, _greedy_eos_cases())
+    case = _greedy_cases()[0]
+    got = _run(candidate, case)
+    if got.error is not None:
+        raise _error_failure(got, case)
+    if case.args["model"].encodes != 1:
+        raise CheckFailure("property-violated", f"{case.label}: the source was encoded {case.args['model'].encodes} "
+                           "times; encode it once, before the loop: the memory does not change while decoding.")
+
+
+def _greedy_device(candidate):
+    """On the meta device (model and inputs), only a device-mismatch error fails."""
+    case = _greedy_cases()[0]
+    with harness.isolated():
+        moved = {name: value.to("meta") if isinstance(value, (torch.Tensor, nn.Module)) else value
+                 for name, value in case.args.items()}
+    meta = _Case(moved, case.label + ", on the meta device")
+    got = _run(candidate, meta)
+    if got.error is not None and guards.is_device_error(got.error):
+        raise CheckFailure("device", f"With the model and every input on the 'meta' device: "
+                           f"{harness.describe_error(got.error)}")
+    if got.error is None and isinstance(got.result, torch.Tensor) and got.result.device.type != "meta":
+        raise CheckFailure("device", "With the model and every input on the 'meta' device, the result comes back "
+                           "on another device.")
+
+
+GREEDY = _Unit(
+    name="greedy_decode",
+    aspects={
+        "values": lambda c: _greedy_compare_cases(c, _greedy_cases()),
+        "properties": _greedy_properties,
+        "device": _greedy_device,
+    },
+    probes=lambda: [_greedy_case(701, 2, 5, 6, shift=2)],
+    mutants={"greedy-no-feedback": (lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback=False),)},
+    compare=_compare_with(_prefix_problem),
+    plain=lambda: _greedy_cases()[0],
+)
+CAPSTONE["greedy_decode"] = GREEDY
+
+core.CUSTOM_CHECKS.update(dict.fromkeys(CAPSTONE, check_capstone_unit))
