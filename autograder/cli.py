@@ -1,0 +1,60 @@
+"""The instructor's command line.
+
+    autograder grade SUBMITTED --out OUT [--jobs N]     (also: python -m autograder grade ...)
+
+SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
+and is never modified. Writes OUT/results.json, OUT/grades.csv and OUT/feedback/; see
+autograder/grading/README.md.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+from autograder.paths import SOLUTIONS
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="autograder", description="Grade the course's notebooks.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade = commands.add_parser("grade", help="grade submitted notebooks with nbgrader, checked outside the kernel")
+    grade.add_argument("submitted", type=Path, help="folder laid out as SUBMITTED/<student>/<assignment>/<notebook>.ipynb")
+    grade.add_argument("--out", type=Path, required=True, help="where results.json, grades.csv and feedback/ go")
+    grade.add_argument("--jobs", type=int, default=1, help="submissions graded at the same time (default 1)")
+    grade.add_argument("--source", type=Path, default=SOLUTIONS, help="source notebooks with hidden tests (default solutions/)")
+    grade.add_argument("--db-url", help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db)")
+    grade.add_argument("--timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py's Execute.timeout)")
+    grade.add_argument("--fresh", action="store_true", help="grade everything again, even submissions graded before")
+    grade.add_argument("--table", action="store_true", help="print the grade table at the end")
+    return parser
+
+
+def grade_command(args):
+    from autograder.grading.config import Settings
+    from autograder.grading.report import grade_table
+    from autograder.grading.runner import GradingError, grade
+
+    if args.jobs < 1:
+        print("autograder: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout)
+    try:
+        records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
+                        log=lambda line: print(line, file=sys.stderr))
+    except GradingError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    if args.table:
+        print(grade_table(records))
+    print(f"{len(records)} graded cells; results in {args.out / 'results.json'}", file=sys.stderr)
+    return 0
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    if args.command == "grade":
+        return grade_command(args)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

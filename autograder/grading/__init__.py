@@ -1,0 +1,1 @@
+"""The instructor's grading pipeline behind ``autograder grade`` (see README.md here)."""

@@ -1,0 +1,64 @@
+"""One record per graded cell: nbgrader's score, lowered (never raised) by the out-of-kernel check.
+
+A record is {student, assignment, notebook, grade_id, points, max_points, feedback}; a
+key starting with "_" is internal and dropped from what is written out.
+"""
+
+
+def number(value):
+    value = float(value)
+    return int(value) if value.is_integer() else round(value, 6)
+
+
+def record(submission, notebook, cell, points, feedback):
+    return {
+        "student": submission.student,
+        "assignment": submission.assignment,
+        "notebook": notebook,
+        "grade_id": cell.grade_id,
+        "points": number(max(0.0, min(points, cell.points))),
+        "max_points": number(cell.points),
+        "feedback": feedback,
+    }
+
+
+def zero_records(submission, source_notebook, why):
+    """Every graded cell of a notebook that could not be graded at all: 0 points, and why."""
+    return [record(submission, source_notebook.name, cell, 0.0, [why]) for cell in source_notebook.graded]
+
+
+def zero_submission(submission, source_notebooks, why):
+    """Zero records for every notebook of a submission that could not be graded."""
+    return [r for source in source_notebooks for r in zero_records(submission, source, why)]
+
+
+def _add(messages, message):
+    first = message.splitlines()[0] if message else ""
+    if message and not any(m.splitlines()[0] == first for m in messages if m):
+        messages.append(message)
+
+
+def combined_records(submission, source_notebook, nbgrader_results, verdicts, nbgrader_failure=None):
+    """Records from nbgrader's {grade_id: (points, messages)} (None if it failed) and the verifier's verdicts."""
+    records = []
+    for cell in source_notebook.graded:
+        passed, verifier_message = verdicts[cell.grade_id]
+        outside = cell.points if passed else 0.0
+        if nbgrader_results is None:
+            points, feedback = outside, [f"nbgrader could not run this notebook to the end ({nbgrader_failure}); graded outside the notebook kernel only."]
+        else:
+            points, messages = nbgrader_results[cell.grade_id]
+            points, feedback = min(points, outside), list(messages)
+        if not passed:
+            _add(feedback, verifier_message)
+        if points <= 0 and not feedback:
+            feedback.append("No points: the test did not pass.")
+        entry = record(submission, source_notebook.name, cell, points, feedback)
+        if not passed and nbgrader_results is not None and nbgrader_results[cell.grade_id][0] > 0:
+            entry["_verifier_message"] = verifier_message  # shown in the feedback notebook too
+        records.append(entry)
+    return records
+
+
+def public(records):
+    return [{k: v for k, v in r.items() if not k.startswith("_")} for r in records]

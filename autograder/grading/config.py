@@ -1,0 +1,75 @@
+"""Settings of a grading run, and the nbgrader configuration of one scratch course directory.
+
+The course's own ``nbgrader_config.py`` (repository root) is loaded first, so stock
+``nbgrader autograde`` and ``autograder grade`` grade by the same rules; only the
+directories, the gradebook and a few speed settings are overridden here.
+"""
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from autograder.paths import ROOT, SOLUTIONS
+
+
+@dataclass(frozen=True)
+class Settings:
+    source_dir: str = str(SOLUTIONS)
+    cell_timeout: int | None = None  # None: nbgrader_config.py's Execute.timeout
+    kernel_memory_mb: int = 4096  # address-space cap of each grading kernel
+    verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
+    verifier_wall_s: int = 300  # whole out-of-kernel run of one notebook
+
+    def to_json(self):
+        return asdict(self)
+
+
+def course_config_file():
+    return ROOT / "nbgrader_config.py"
+
+
+def load_course_config() -> Config:
+    """The course's nbgrader configuration (an empty Config when there is none)."""
+    path = course_config_file()
+    if not path.is_file():
+        return Config()
+    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
+
+
+def configured_db_url():
+    """CourseDirectory.db_url when nbgrader_config.py sets it (e.g. PostgreSQL), else None."""
+    course = load_course_config()
+    return course.CourseDirectory.db_url if "db_url" in course.CourseDirectory else None
+
+
+def cell_timeout(settings: Settings) -> int:
+    if settings.cell_timeout is not None:
+        return settings.cell_timeout
+    course = load_course_config()
+    return int(course.Execute.timeout) if "timeout" in course.Execute else 30
+
+
+def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
+    """nbgrader configuration for a scratch course directory ``scratch`` with gradebook ``db_url``."""
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
+    from autograder.grading.preprocessors import HideTestTracebacks
+
+    config = load_course_config()
+    course = config.CourseDirectory
+    course.root = str(scratch)
+    course.source_directory = str(Path(settings.source_dir).resolve())
+    course.release_directory = str(scratch / "release")
+    course.submitted_directory = "submitted"
+    course.autograded_directory = "autograded"
+    course.feedback_directory = "feedback"
+    course.db_url = db_url
+    config.Exchange.root = str(scratch / "exchange")
+    config.Execute.timeout = cell_timeout(settings)
+    # A grading kernel holds nothing worth a graceful shutdown (saves ~1 s per notebook).
+    config.Execute.shutdown_kernel = "immediate"
+    # Feedback shows neither the hidden tests nor the tracebacks that would quote them.
+    config.GenerateFeedback.preprocessors = [GetGrades, HideTestTracebacks, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+    return config

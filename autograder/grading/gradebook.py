@@ -1,0 +1,80 @@
+"""nbgrader gradebooks: the template each job copies, and the course's own gradebook that gets the final scores.
+
+Only the parent process writes the course gradebook, after the jobs are done, so it may be a
+SQLite file (the default, OUT/gradebook.db) or a shared PostgreSQL database (CourseDirectory.db_url).
+"""
+import hashlib
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+from autograder.grading.config import scratch_config
+from autograder.paths import put_python_scripts_on_path
+
+
+def register_assignments(settings, db_url, assignments):
+    """Enter ``assignments`` (their cells, points and hidden tests) in the gradebook at ``db_url``."""
+    from nbgrader.apps import NbGraderAPI
+
+    put_python_scripts_on_path()
+    with tempfile.TemporaryDirectory() as scratch:
+        api = NbGraderAPI(config=scratch_config(settings, Path(scratch), db_url))
+        for assignment in assignments:
+            result = api.generate_assignment(assignment, force=True, create=True)
+            if not result["success"]:
+                raise RuntimeError(f"nbgrader could not enter {assignment} in the gradebook:\n{result.get('error')}")
+
+
+def cache_dir():
+    return Path(os.environ.get("AUTOGRADER_CACHE") or Path.home() / ".cache" / "autograder")
+
+
+def build_template(settings, assignments):
+    """A SQLite gradebook that knows ``assignments``, cached by the content of their sources.
+
+    Creating a gradebook and entering an assignment costs seconds; a later run reuses it.
+    """
+    import nbgrader
+
+    digest = hashlib.sha256(nbgrader.__version__.encode())
+    for assignment in assignments:
+        for notebook in sorted((Path(settings.source_dir) / assignment).glob("*.ipynb")):
+            digest.update(assignment.encode() + b"\0" + notebook.name.encode() + b"\0" + notebook.read_bytes())
+    path = cache_dir() / f"gradebook-{digest.hexdigest()[:24]}.db"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        register_assignments(settings, f"sqlite:///{partial}", assignments)
+        os.replace(partial, path)
+    return path
+
+
+def sqlite_file(db_url):
+    return Path(db_url[len("sqlite:///"):]) if db_url.startswith("sqlite:///") else None
+
+
+def prepare_course_gradebook(settings, db_url, template: Path, assignments):
+    """Make the course gradebook know ``assignments`` (a copy of the template when it is a new SQLite file)."""
+    path = sqlite_file(db_url)
+    if path is not None and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(template, path)
+    else:
+        register_assignments(settings, db_url, assignments)
+
+
+def store_scores(db_url, records):
+    """Write the final points of ``records`` into the gradebook as nbgrader's autograded scores."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gradebook, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings inside nbgrader: harmless
+        for student, assignment in sorted({(r["student"], r["assignment"]) for r in records}):
+            gradebook.update_or_create_student(student)
+            gradebook.update_or_create_submission(assignment, student)
+        for r in records:
+            grade = gradebook.find_grade(r["grade_id"], r["notebook"], r["assignment"], r["student"])
+            grade.auto_score, grade.needs_manual_grade = r["points"], False
+        gradebook.db.commit()

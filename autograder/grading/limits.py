@@ -1,0 +1,40 @@
+"""Resource limits for the processes that run learners' code, and how to stop them."""
+import os
+import resource
+import signal
+
+MB = 1024 * 1024
+
+
+def limiter(memory_mb=None, cpu_s=None, file_mb=None):
+    """A ``preexec_fn`` that caps address space, CPU seconds and written file size (children inherit them)."""
+
+    def apply():
+        if memory_mb:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * MB, memory_mb * MB))
+        if cpu_s:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
+        if file_mb:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_mb * MB, file_mb * MB))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def kill_group(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def describe_exit(returncode, timed_out, wall_s):
+    if returncode is None:
+        return "the checking process stopped answering"
+    if timed_out:
+        return f"it ran past the {wall_s} s time limit and was stopped"
+    if returncode is not None and returncode < 0:
+        name = signal.Signals(-returncode).name
+        hint = {"SIGXCPU": " (CPU time limit)", "SIGXFSZ": " (file size limit)", "SIGKILL": " (killed, perhaps out of memory)"}
+        return f"the process was ended by {name}{hint.get(name, '')}"
+    return f"the process exited early (status {returncode}), e.g. through os._exit or sys.exit"

@@ -1,0 +1,157 @@
+"""`autograder grade` on a tiny fixture course: scores, feedback, cheats, robustness, determinism.
+
+One grading run of every fixture student (two jobs), plus one serial rerun of a few of them.
+"""
+import csv
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.state import grader_digest
+from tests.fixtures.grading_course import STUDENTS, write_sources, write_submissions
+
+ROOT = Path(__file__).resolve().parent.parent
+CHEATERS = [s for s in STUDENTS if s.startswith("cheat-") and s != "cheat-points"]
+CRASHERS = ["loop", "sys-exit", "os-exit", "memory-bomb", "flood"]
+RERUN = ["perfect", "mistake", "cheat-transformer", "os-exit"]
+
+
+def grade(submitted, out, source, jobs=1, *extra):
+    command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), "--jobs", str(jobs),
+               "--source", str(source), "--timeout", "15", *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+def tree_hash(folder: Path):
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode() + (path.read_bytes() if path.is_file() else b"/"))
+    return digest.hexdigest()
+
+
+def scores(records):
+    return {(r["student"], r["assignment"], r["grade_id"]): r["points"] for r in records}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    base = tmp_path_factory.mktemp("grading")
+    source = write_sources(base / "source")
+    submitted = write_submissions(base / "submitted")
+    (submitted / "perfect" / "no-such-assignment").mkdir()
+    (submitted / "broken" / "fx-ctrl").mkdir(parents=True)
+    (submitted / "broken" / "fx-ctrl" / "fx-ctrl.ipynb").write_text("{ not json", encoding="utf-8")
+    (submitted / "misnamed" / "fx-ctrl").mkdir(parents=True)
+    (submitted / "misnamed" / "fx-ctrl" / "notes.txt").write_text("hello", encoding="utf-8")
+    before = tree_hash(submitted)
+    result = grade(submitted, base / "out", source, 2)
+    records = json.loads((base / "out" / "results.json").read_text()) if result.returncode == 0 else None
+    return {"base": base, "source": source, "submitted": submitted, "before": before, "result": result, "records": records}
+
+
+def points(course, student, assignment="fx-attn"):
+    return {r["grade_id"]: r["points"] for r in course["records"] if (r["student"], r["assignment"]) == (student, assignment)}
+
+
+def total(course, student, assignment="fx-attn"):
+    return sum(points(course, student, assignment).values())
+
+
+def test_run_succeeds_and_leaves_submissions_unchanged(course):
+    assert course["result"].returncode == 0, course["result"].stderr[-3000:]
+    assert tree_hash(course["submitted"]) == course["before"]
+    assert "unknown assignment id 'no-such-assignment'" in course["result"].stderr
+
+
+def test_outputs_have_one_row_per_graded_cell(course):
+    out = course["base"] / "out"
+    records = course["records"]
+    assert set(records[0]) == {"student", "assignment", "notebook", "grade_id", "points", "max_points", "feedback"}
+    with open(out / "grades.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == len(records) and "feedback" not in rows[0]
+    assert len([r for r in records if r["student"] == "perfect"]) == 5
+    for student, work in STUDENTS.items():
+        for assignment in work:
+            assert (out / "feedback" / student / assignment / f"{assignment}.html").is_file()
+
+
+def test_perfect_full_marks_untouched_zero(course):
+    assert total(course, "perfect") == 3 and total(course, "perfect", "fx-ctrl") == 2
+    assert total(course, "untouched") == 0 and total(course, "untouched", "fx-ctrl") == 0
+
+
+def test_typical_mistake_loses_points_with_its_id(course):
+    assert points(course, "mistake") == {"scaled_scores-visible": 1, "scaled_scores-hidden-values": 0, "double-hidden-values": 1}
+    (record,) = [r for r in course["records"] if r["student"] == "mistake" and r["grade_id"] == "scaled_scores-hidden-values"]
+    assert any("[sdpa-no-scale]" in message for message in record["feedback"])
+
+
+def test_feedback_hides_hidden_tests(course):
+    page = (course["base"] / "out" / "feedback" / "mistake" / "fx-attn" / "fx-attn.html").read_text()
+    assert "sdpa-no-scale" in page
+    assert "arange" not in page and "HIDDEN TESTS" not in page
+
+
+@pytest.mark.parametrize("student", CHEATERS)
+def test_cheats_gain_nothing_and_controls_keep_their_marks(course, student):
+    attn = points(course, student)
+    assert attn["scaled_scores-hidden-values"] == 0, attn
+    assert all(r["max_points"] == 1 for r in course["records"] if r["student"] == student)
+    assert total(course, student, "fx-ctrl") == 2
+
+
+def test_duplicated_cells_grade_like_the_last_copy(course):
+    records = [r for r in course["records"] if (r["student"], r["assignment"]) == ("duplicated-cells", "fx-attn")]
+    assert [(r["grade_id"], r["points"], r["max_points"]) for r in records] == [
+        ("scaled_scores-visible", 1, 1), ("scaled_scores-hidden-values", 1, 1), ("double-hidden-values", 1, 1)]
+
+
+def test_points_metadata_is_ignored(course):
+    assert points(course, "cheat-points") == {"scaled_scores-visible": 1, "scaled_scores-hidden-values": 1, "double-hidden-values": 1}
+
+
+@pytest.mark.parametrize("student", CRASHERS)
+def test_broken_cell_costs_only_its_unit(course, student):
+    attn = points(course, student)
+    assert attn["scaled_scores-visible"] == 1 and attn["scaled_scores-hidden-values"] == 1, attn
+    assert total(course, student, "fx-ctrl") == 2
+
+
+def test_a_killed_grader_costs_only_that_submission(course):
+    lost = [r for r in course["records"] if r["student"] == "kill-grader" and r["assignment"] == "fx-attn"]
+    assert lost and all(r["points"] == 0 for r in lost)
+    assert "grading process stopped" in lost[0]["feedback"][0]
+    assert total(course, "kill-grader", "fx-ctrl") == 2
+
+
+def test_unreadable_notebooks_get_zero_with_a_reason(course):
+    broken = [r for r in course["records"] if r["student"] == "broken"]
+    assert len(broken) == 2 and all(r["points"] == 0 for r in broken)
+    assert "not valid JSON" in broken[0]["feedback"][0]
+    misnamed = [r for r in course["records"] if r["student"] == "misnamed"]
+    assert len(misnamed) == 2 and "no notebook named fx-ctrl.ipynb" in misnamed[0]["feedback"][0]
+
+
+def test_serial_rerun_gives_identical_scores_and_resumes(course, tmp_path):
+    code = grader_digest()
+    submitted = write_submissions(tmp_path / "submitted", RERUN)
+    result = grade(submitted, tmp_path / "out", course["source"], 1)
+    assert result.returncode == 0, result.stderr[-3000:]
+    again = scores(json.loads((tmp_path / "out" / "results.json").read_text()))
+    first = {key: value for key, value in scores(course["records"]).items() if key[0] in RERUN}
+    assert again == first
+    resumed = grade(submitted, tmp_path / "out", course["source"], 1)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    if grader_digest() == code:  # else someone edited the grader or the checks meanwhile: regrading is right
+        assert "grading 0 with" in resumed.stderr, resumed.stderr[-2000:]
+    assert scores(json.loads((tmp_path / "out" / "results.json").read_text())) == again
+
+
+def test_missing_submitted_folder_is_an_error(tmp_path, course):
+    result = grade(tmp_path / "nothing-here", tmp_path / "out", course["source"])
+    assert result.returncode != 0 and "no such folder" in result.stderr

@@ -1,0 +1,73 @@
+"""Fast checks of the grading pipeline's pure parts: report validation, min-combination, safe reading."""
+import json
+from pathlib import Path
+
+from autograder.grading.combine import combined_records
+from autograder.grading.layout import Submission, read_notebook
+from autograder.grading.source import TEST, Cell, SourceNotebook
+from autograder.grading.verify import definitions_only, parse_report
+
+GRADED = {"a-visible", "a-hidden-values"}
+
+
+def lines(*records):
+    return b"\n".join(json.dumps(r).encode() for r in records)
+
+
+def test_report_lines_without_the_token_or_for_unknown_cells_are_ignored():
+    data = lines(
+        {"token": "forged", "grade_id": "a-visible", "passed": True, "message": ""},
+        {"token": "t", "grade_id": "not-a-cell", "passed": True, "message": ""},
+        {"token": "t", "grade_id": "a-hidden-values", "passed": "yes", "message": ""},
+        {"token": "t", "grade_id": "a-visible", "passed": False, "message": "[x] wrong"},
+        {"token": "t", "grade_id": "a-visible", "passed": True, "message": ""},  # a second report: ignored
+    ) + b"\nnot json\n"
+    verdicts, done = parse_report(data, "t", GRADED)
+    assert verdicts == {"a-visible": (False, "[x] wrong")} and not done
+
+
+def test_definitions_only_keeps_imports_functions_and_classes():
+    kept = definitions_only("import math\nx = expensive()\ndef f():\n    return 1\nprint(x)\nclass C:\n    pass\n")
+    assert "import math" in kept and "def f" in kept and "class C" in kept
+    assert "expensive" not in kept and "print" not in kept
+    assert definitions_only("%matplotlib inline\n") == ""
+
+
+def notebook():
+    cells = (Cell(TEST, "", "a-visible", 1.0), Cell(TEST, "", "a-hidden-values", 2.0))
+    return SourceNotebook("01-a", "01-a", Path("01-a.ipynb"), cells)
+
+
+def test_the_kernel_can_only_lower_a_score():
+    submission = Submission("s", "01-a", Path("."))
+    nbgrader = {"a-visible": (1.0, []), "a-hidden-values": (0.0, ["AssertionError: [id] no"])}
+    verdicts = {"a-visible": (False, "[tampering] replaced"), "a-hidden-values": (True, "")}
+    records = combined_records(submission, notebook(), nbgrader, verdicts)
+    assert [(r["points"], r["max_points"]) for r in records] == [(0, 1), (0, 2)]
+    assert records[0]["feedback"] == ["[tampering] replaced"]
+    assert records[1]["feedback"] == ["AssertionError: [id] no"]
+
+
+def test_without_nbgrader_the_out_of_kernel_result_stands_alone():
+    submission = Submission("s", "01-a", Path("."))
+    verdicts = {"a-visible": (True, ""), "a-hidden-values": (False, "Not graded: stopped")}
+    records = combined_records(submission, notebook(), None, verdicts, "DeadKernelError: Kernel died")
+    assert [r["points"] for r in records] == [1, 0]
+    assert "Kernel died" in records[0]["feedback"][0]
+
+
+def test_unreadable_notebooks_are_explained(tmp_path):
+    (tmp_path / "bad.ipynb").write_text("{ nope", encoding="utf-8")
+    (tmp_path / "list.ipynb").write_text("[1, 2]", encoding="utf-8")
+    assert "not valid JSON" in read_notebook(tmp_path / "bad.ipynb")[1]
+    assert "not a Jupyter notebook" in read_notebook(tmp_path / "list.ipynb")[1]
+    assert "no notebook named missing.ipynb" in read_notebook(tmp_path / "missing.ipynb")[1]
+
+
+def test_saved_results_are_reused_only_under_the_same_key(tmp_path):
+    from autograder.grading.state import read_state, write_state
+
+    submission = Submission("s", "01-a", tmp_path)
+    write_state(tmp_path, submission, "key-1", [{"points": 1}])
+    assert read_state(tmp_path, submission, "key-1") == [{"points": 1}]
+    assert read_state(tmp_path, submission, "key-2") is None
