@@ -4,6 +4,6 @@
     check("scaled_dot_product_attention", scaled_dot_product_attention, "masks")
 """
 from . import additive, attention, decoder, encoder, feedforward, generator, heads, masks, norm, train  # noqa: F401  (each family registers its units)
-from .core import ASPECTS, UNITS, CheckFailure, UnitSpec, check, register
+from .core import ASPECTS, UNITS, CheckFailure, UnitSpec, aspects_of, check, register
 
-__all__ = ["ASPECTS", "UNITS", "CheckFailure", "UnitSpec", "check", "register"]
+__all__ = ["ASPECTS", "UNITS", "CheckFailure", "UnitSpec", "aspects_of", "check", "register"]

@@ -34,9 +34,16 @@ ASPECTS = {
     "properties": "check_properties",
 }
 UNITS = {}
-# unit -> check(unit_name, candidate, aspect) for units whose results the shared harness
-# cannot compare (a dict with an int, a Python number, a model argument): see train.py
+# unit -> (check(unit_name, candidate, aspect), its aspects) for units whose results the shared
+# harness cannot compare (a dict with an int, a Python number, a model argument): see train.py
 CUSTOM_CHECKS = {}
+
+
+def aspects_of(unit_name):
+    """The aspects `check` knows for a unit."""
+    if unit_name in CUSTOM_CHECKS:
+        return CUSTOM_CHECKS[unit_name][1]
+    return tuple(UNITS[unit_name].cases)
 
 
 class CheckFailure(AssertionError):
@@ -104,7 +111,7 @@ def variant_class(base, **knobs):
 def check(unit_name, candidate, aspect):
     """Check one aspect of a learner's unit; print one line, or raise CheckFailure."""
     if unit_name in CUSTOM_CHECKS:
-        return CUSTOM_CHECKS[unit_name](unit_name, candidate, aspect)
+        return CUSTOM_CHECKS[unit_name][0](unit_name, candidate, aspect)
     spec = UNITS.get(unit_name)
     if spec is None:
         known = ", ".join([*UNITS, *CUSTOM_CHECKS])

@@ -587,4 +587,4 @@ GREEDY = _Unit(
 )
 CAPSTONE["greedy_decode"] = GREEDY
 
-core.CUSTOM_CHECKS.update(dict.fromkeys(CAPSTONE, check_capstone_unit))
+core.CUSTOM_CHECKS.update({name: (check_capstone_unit, tuple(unit.aspects)) for name, unit in CAPSTONE.items()})

@@ -14,7 +14,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
-from autograder.checks import UNITS, CheckFailure, check
+from autograder.checks import CheckFailure, aspects_of, check
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def right(unit):
     """Register a right `unit`: it must pass every aspect the unit has."""
 
     def register(candidate):
-        RIGHTS.append(Specimen(unit, candidate, None, tuple(UNITS[unit].cases)))
+        RIGHTS.append(Specimen(unit, candidate, None, aspects_of(unit)))
         return candidate
 
     return register
