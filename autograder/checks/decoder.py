@@ -22,7 +22,8 @@ from learner_kit import harness
 from learner_kit.harness import Case
 
 from . import inputs
-from .core import CheckFailure, UnitSpec, register, variant_class
+from .core import UnitSpec, register, variant_class
+from .encoder import independent_layers
 
 B, L_TGT, L_SRC, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 5, 7, 12, 3, 20, 2
 _SQUARE = 6  # the probe where L_tgt = L_src, so that swapped roles run
@@ -226,20 +227,6 @@ def _source_padding_invisible(outcome, case):
     return ""
 
 
-def _independent_layers(outcome, case):
-    """The stack holds n_layers different layer objects."""
-    layers = getattr(outcome.instance, "layers", None)
-    if not isinstance(layers, nn.ModuleList):
-        return "The decoder should keep its layers in an nn.ModuleList called `layers`."
-    if len(layers) != N_LAYERS:
-        return f"Built with n_layers={N_LAYERS}, `layers` holds {len(layers)} layers."
-    distinct = len({id(layer) for layer in layers})
-    if distinct != len(layers):
-        raise CheckFailure("encoder-shared-layers", f"The decoder's `layers` holds {distinct} different objects for "
-                           f"{len(layers)} slots.")
-    return ""
-
-
 # ------------------------------------------------------------------ units
 
 register(UnitSpec(
@@ -264,6 +251,6 @@ register(UnitSpec(
     probes=lambda: _probes(790),
     mutants=DECODER_MUTANTS,
     knobbed=_Decoder,
-    properties=(_independent_layers, _future_invisible, _source_padding_invisible),
+    properties=(independent_layers("decoder", N_LAYERS), _future_invisible, _source_padding_invisible),
     weight_noise=0.1,
 ))

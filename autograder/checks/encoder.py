@@ -191,18 +191,23 @@ def _padding_changes_nothing(outcome, case):
     return ""
 
 
-def _independent_layers(outcome, case):
-    """The stack holds n_layers different layer objects."""
-    layers = getattr(outcome.instance, "layers", None)
-    if not isinstance(layers, nn.ModuleList):
-        return "The encoder should keep its layers in an nn.ModuleList called `layers`."
-    if len(layers) != N_LAYERS:
-        return f"Built with n_layers={N_LAYERS}, `layers` holds {len(layers)} layers."
-    if len({id(layer) for layer in layers}) != len(layers):
+def independent_layers(stack, n_layers):
+    """A property: the `stack` ("encoder", "decoder") holds n_layers different layer objects."""
+
+    def independent(outcome, case):
+        layers = getattr(outcome.instance, "layers", None)
+        if not isinstance(layers, nn.ModuleList):
+            return f"The {stack} should keep its layers in an nn.ModuleList called `layers`."
+        if len(layers) != n_layers:
+            return f"Built with n_layers={n_layers}, `layers` holds {len(layers)} layers."
         distinct = len({id(layer) for layer in layers})
-        raise CheckFailure("encoder-shared-layers", f"`layers` has {len(layers)} slots but only {distinct} distinct "
-                           f"layer object{'s' if distinct > 1 else ''}.")
-    return ""
+        if distinct != len(layers):
+            raise CheckFailure("encoder-shared-layers", f"The {stack}'s `layers` has {len(layers)} slots but only "
+                               f"{distinct} distinct layer object{'s' if distinct > 1 else ''}.")
+        return ""
+
+    independent.__doc__ = f"The {stack} holds n_layers different layer objects."
+    return independent
 
 
 def _table(module_class):
@@ -314,5 +319,5 @@ register(UnitSpec(
     probes=lambda: [_x_case(331, "padding"), _x_case(332)],
     mutants=ENCODER_MUTANTS,
     knobbed=_Encoder,
-    properties=(_independent_layers, _padding_changes_nothing),
+    properties=(independent_layers("encoder", N_LAYERS), _padding_changes_nothing),
 ))
