@@ -18,6 +18,7 @@ from pathlib import Path
 from autograder.grading.combine import combined_records, public, zero_records, zero_submission
 from autograder.grading.config import Settings, cell_timeout
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
+from autograder.grading.forked_kernels import ZYGOTE
 from autograder.grading.layout import Submission, read_notebook
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
@@ -113,6 +114,7 @@ def main(argv=None):
             write_state(out, submission, item["key"], grade_one(course, verifier, submission, settings, scratch, out))
     finally:
         verifier.close()
+        ZYGOTE.close()
 
 
 if __name__ == "__main__":
