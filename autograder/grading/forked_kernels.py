@@ -15,7 +15,7 @@ from nbgrader.preprocessors import Execute
 
 from autograder.grading.zygote import Zygote, become_subreaper
 
-ZYGOTE = Zygote()  # one per worker process, started with its first kernel
+ZYGOTE = Zygote()  # one per worker process, started when the worker starts
 
 
 class ForkedKernel:

@@ -6,6 +6,7 @@ Started by runner.py under a memory limit that every notebook kernel it starts i
 Each graded submission is saved at once (state.py), so a crash loses only the one at hand.
 """
 import json
+import os
 import re
 import shutil
 import sys
@@ -104,6 +105,7 @@ def main(argv=None):
     plan = json.loads(Path((argv or sys.argv[1:])[0]).read_text(encoding="utf-8"))
     settings = Settings(**plan["settings"])
     scratch, out = Path(plan["scratch"]), Path(plan["out"])
+    ZYGOTE.start({**os.environ, "NBGRADER_EXECUTION": "autograde"})  # preloads while the rest starts up
     course = ScratchCourse(settings, scratch / "course", Path(plan["template_db"]))
     verifier = Verifier(settings, cell_timeout(settings))
     verifier.start()

@@ -134,7 +134,7 @@ def become_subreaper():
 
 
 class Zygote:
-    """The worker's handle on its fork server, started on the first kernel with that kernel's environment."""
+    """The worker's handle on its fork server (each kernel gets its own environment at the fork)."""
 
     def __init__(self):
         self.process = self.channel = self.stream = None
@@ -147,10 +147,14 @@ class Zygote:
         theirs.close()
         self.channel, self.stream = ours, ours.makefile("rwb")
 
-    def spawn(self, args, cwd, env):
-        """The pid of a new kernel (a child of this process) running ipykernel with ``args`` in ``cwd`` with ``env``."""
+    def start(self, env):
+        """Start the fork server now (its imports overlap the worker's own start-up), unless it runs."""
         if self.process is None or self.process.poll() is not None:
             self._start(env)
+
+    def spawn(self, args, cwd, env):
+        """The pid of a new kernel (a child of this process) running ipykernel with ``args`` in ``cwd`` with ``env``."""
+        self.start(env)
         env = {**env, "JPY_PARENT_PID": str(os.getpid())}  # as jupyter_client's launcher sets it
         request = {"args": list(args), "cwd": str(cwd), "env": env, "parent": os.getpid()}
         self.stream.write(json.dumps(request).encode() + b"\n")
