@@ -23,7 +23,7 @@ from learner_kit.harness import Case
 
 from . import inputs
 from .core import UnitSpec, register, variant_class
-from .encoder import independent_layers
+from .encoder import independent_layers, knobbed_layers
 
 B, L_TGT, L_SRC, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 5, 7, 12, 3, 20, 2
 _SQUARE = 6  # the probe where L_tgt = L_src, so that swapped roles run
@@ -77,10 +77,7 @@ class _Decoder(reference.Decoder):
 
     def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
         nn.Module.__init__(self)
-        if self.shared:
-            self.layers = nn.ModuleList([self.layer(d_model, n_head, d_ff, dropout)] * n_layers)
-        else:
-            self.layers = nn.ModuleList(self.layer(d_model, n_head, d_ff, dropout) for _ in range(n_layers))
+        self.layers = knobbed_layers(self.layer, n_layers, self.shared, d_model, n_head, d_ff, dropout)
 
     def forward(self, x, memory, src_mask=None, tgt_mask=None):
         src, tgt = (tgt_mask, src_mask) if self.masks_swapped else (src_mask, tgt_mask)

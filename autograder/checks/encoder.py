@@ -86,6 +86,13 @@ class _EncoderLayer(reference.EncoderLayer):
         return norm(x + out if residual else out)
 
 
+def knobbed_layers(layer, n_layers, shared, *args):
+    """The layers of a knobbed stack: n_layers independent ones, or (the mistake) one object repeated."""
+    if shared:
+        return nn.ModuleList([layer(*args)] * n_layers)
+    return nn.ModuleList(layer(*args) for _ in range(n_layers))
+
+
 class _Encoder(reference.Encoder):
     """The reference with knobs: the class of its layers, one layer object repeated, the mask passed on."""
 
@@ -95,10 +102,7 @@ class _Encoder(reference.Encoder):
 
     def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
         nn.Module.__init__(self)
-        if self.shared:
-            self.layers = nn.ModuleList([self.layer(d_model, n_head, d_ff, dropout)] * n_layers)
-        else:
-            self.layers = nn.ModuleList(self.layer(d_model, n_head, d_ff, dropout) for _ in range(n_layers))
+        self.layers = knobbed_layers(self.layer, n_layers, self.shared, d_model, n_head, d_ff, dropout)
 
     def forward(self, x, mask=None):
         for layer in self.layers:
