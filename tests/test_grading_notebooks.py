@@ -1,5 +1,6 @@
 """Done-when of the notebooks: through real nbgrader autograde (`autograder grade`), every source
-notebook scores full marks and every untouched release notebook scores 0.
+notebook scores full marks and every untouched release notebook scores 0; and a wrong answer
+that replaces the checks themselves scores 0 too.
 
 Parametrized over solutions/*/, so it covers notebooks as they land; one grading run for all.
 """
@@ -8,11 +9,34 @@ import shutil
 import subprocess
 import sys
 
+import nbformat
 import pytest
 
 from autograder.paths import COURSE, ROOT, SOLUTIONS, assignment_ids
 
 ASSIGNMENTS = assignment_ids()
+# A wrong attention (no 1/sqrt(d_k)) whose cell also replaces the hidden and visible checks.
+CHECK_REPLACING_ANSWER = """
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    scores = query @ key.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    weights = scores.softmax(-1)
+    return weights @ value, weights
+
+import autograder.checks, autograder.checks.core, learner_kit.visible
+autograder.checks.check = autograder.checks.core.check = lambda *args, **kwargs: print("passed")
+learner_kit.visible.visible_problem = lambda *args, **kwargs: ""
+"""
+
+
+def write_check_replacing_submission(submitted):
+    nb = nbformat.read(COURSE / "01-attention" / "01-attention.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention":
+            cell.source = CHECK_REPLACING_ANSWER
+    (submitted / "cheat-check" / "01-attention").mkdir(parents=True)
+    nbformat.write(nb, submitted / "cheat-check" / "01-attention" / "01-attention.ipynb")
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +48,8 @@ def graded(tmp_path_factory):
             if notebook.is_file():
                 (base / "submitted" / student / assignment).mkdir(parents=True)
                 shutil.copyfile(notebook, base / "submitted" / student / assignment / notebook.name)
+    if "01-attention" in ASSIGNMENTS:
+        write_check_replacing_submission(base / "submitted")
     command = [sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"), "--jobs", "2"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -50,3 +76,10 @@ def test_untouched_release_scores_zero(graded, assignment):
         pytest.skip(f"course/{assignment} not released yet")
     records = cells(graded, "untouched", assignment)
     assert records and sum(r["points"] for r in records) == 0, [(r["grade_id"], r["points"]) for r in records if r["points"]]
+
+
+@pytest.mark.skipif("01-attention" not in ASSIGNMENTS, reason="01-attention not written yet")
+def test_replacing_the_checks_gains_nothing(graded):
+    records = cells(graded, "cheat-check", "01-attention")
+    assert records and sum(r["points"] for r in records) == 0, [(r["grade_id"], r["points"]) for r in records]
+    assert all(any("[tampering]" in message for message in r["feedback"]) for r in records)

@@ -36,6 +36,9 @@ WATCHED = (
     ("builtins", None), ("math", None), ("numpy", None), ("torch", None), ("torch.nn.functional", None),
     ("torch.testing", None), ("torch", "Tensor"), ("torch._C", "TensorBase"), ("torch.nn", "Module"),
 )
+# The grader's own packages: their functions and classes must stay as they are (a notebook
+# that replaces `check` must not pass), and answer cells may not import them at all.
+OWN_PACKAGES = ("autograder", "learner_kit")
 MISSING = object()
 REPORT_FD = 3
 LIBRARY_DIRS = ()  # set by main(): where torch, numpy and the standard library live
@@ -62,7 +65,33 @@ def watched_objects():
         for name, value in list(vars(owner).items()):
             if class_name or module_name == "builtins" or not name.startswith("_"):
                 found[(label, name)] = (owner, value)
+    for module_name, module in list(sys.modules.items()):
+        if module is not None and module_name.split(".")[0] in OWN_PACKAGES:
+            for name, value in list(vars(module).items()):
+                if callable(value) or isinstance(value, type(sys)):  # code and submodules, not data or caches
+                    found[(module_name, name)] = (module, value)
     return found
+
+
+class OwnPackagesHidden:
+    """While an answer cell runs: the grader's packages are out of sys.modules and cannot be imported."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in OWN_PACKAGES:
+            raise ImportError(f"answer cells may not import {name}")
+        return None
+
+    def __enter__(self):
+        self.hidden = {n: m for n, m in sys.modules.items() if n.split(".")[0] in OWN_PACKAGES}
+        for name in self.hidden:
+            del sys.modules[name]
+        sys.meta_path.insert(0, self)
+        return self
+
+    def __exit__(self, *exc):
+        sys.meta_path.remove(self)
+        sys.modules.update(self.hidden)
+        return False
 
 
 def library_dirs():
@@ -142,14 +171,20 @@ def check_notebook(payload, descriptor, token):
     tampered, broken = [], {}  # broken: {unit: what its answer cell raised}
     for number, cell in enumerate(payload["cells"]):
         label = f"<cell {number}: {cell['kind']} {cell.get('grade_id') or ''}>"
-        failure = run_cell(cell["source"], label, namespace, timeout) if not tampered else None
-        tampered += replaced(snapshot)
+        if cell["kind"] == "answer" and not tampered:
+            with OwnPackagesHidden():
+                failure = run_cell(cell["source"], label, namespace, timeout)
+            if failure and "may not import" in failure:
+                tampered.append(f"imported the grader in an answer cell ({failure.splitlines()[-1]})")
+        else:
+            failure = run_cell(cell["source"], label, namespace, timeout) if not tampered else None
+        tampered += [f"replaced {name}" for name in replaced(snapshot)]
         if cell["kind"] == "answer" and failure:
             broken[cell["grade_id"]] = failure.splitlines()[-1]
         if cell["kind"] == "test":
             unit = cell["grade_id"].split("-")[0]
             if tampered:
-                failure = f"[tampering] The notebook replaced {', '.join(tampered[:3])}; no test can be trusted."
+                failure = f"[tampering] The notebook {', '.join(tampered[:3])}; no test can be trusted."
             elif failure and unit in broken:
                 failure += f" (the answer cell of {unit} stopped with {broken[unit]})"
             report(cell["grade_id"], failure is None, failure or "")
