@@ -106,7 +106,7 @@ class PEExpandedOverBatch(_Sinusoid):
         return self.dropout(x + self.pe[0, : x.shape[1]].expand_as(x))
 
 
-@bug("PositionalEncoding", "pe-sin-cos-swapped", "properties")
+@bug("PositionalEncoding", "pe-sin-cos-swapped", "values", "properties")
 class PECosFirst(_Sinusoid):
     def table(self, d_model, max_len):
         pe = torch.zeros(max_len, d_model)
@@ -117,7 +117,7 @@ class PECosFirst(_Sinusoid):
         return pe
 
 
-@bug("PositionalEncoding", "pe-wrong-frequency", "properties")
+@bug("PositionalEncoding", "pe-wrong-frequency", "properties")  # values: wrong-values (float32 sin of angles ~1e5 matches no mutant)
 class PEMultipliesByFrequency(_Sinusoid):
     """pos * 10000^(2i/d) instead of pos / 10000^(2i/d)."""
 
@@ -130,7 +130,7 @@ class PEMultipliesByFrequency(_Sinusoid):
         return pe
 
 
-@bug("PositionalEncoding", "pe-wrong-frequency", "properties")
+@bug("PositionalEncoding", "pe-wrong-frequency", "values", "properties")
 class PEOwnFrequencyPerFeature(_Sinusoid):
     """Each feature j gets 10000^(j/d): the sine and cosine of a pair no longer share an angle."""
 
@@ -143,7 +143,7 @@ class PEOwnFrequencyPerFeature(_Sinusoid):
         return pe
 
 
-@bug("PositionalEncoding", "pe-wrong-frequency", "properties")
+@bug("PositionalEncoding", "pe-wrong-frequency", "values", "properties")
 class PEPairIndexWithoutTwo(_Sinusoid):
     """10000^(i/d) with i the pair index: the factor 2 is lost."""
 
