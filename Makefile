@@ -43,12 +43,17 @@ test: test-unit test-notebooks
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests
 
-# nbval twice: natively, then as on a CPU of another family (tests/perturbed.py), so that an
-# output that depends on the CPU's rounding fails here, not first on someone else's machine.
+# nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU
+# of another family (tests/perturbed.py), so that an output that depends on the CPU's rounding
+# fails here, not first on someone else's machine. The second run's log is printed after the first.
 NBVAL := $(BIN)/python -m pytest --nbval solutions --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 test-notebooks: $(STAMP)
 	@if [ -n "$(ASSIGNMENTS)" ]; then \
-	  $(NBVAL) && $(BIN)/python -m tests.perturbed $(NBVAL); \
+	  mkdir -p build; \
+	  $(BIN)/python -m tests.perturbed $(NBVAL) > build/nbval-perturbed.log 2>&1 & perturbed=$$!; \
+	  $(NBVAL); native=$$?; \
+	  wait $$perturbed; other=$$?; cat build/nbval-perturbed.log; \
+	  test $$native -eq 0 -a $$other -eq 0; \
 	else echo "no notebooks under solutions/ yet"; fi
 
 # The visible checks' fingerprints are rebuilt with the release they ship with.

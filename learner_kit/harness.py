@@ -91,15 +91,32 @@ class Outcome:
     weight_problems: tuple = ()  # state_dict names that did not fit the module
     inputs: dict | None = None  # the arguments as the call left them (their .grad included)
     instance: object = None  # the module that was called, for module units
+    backprop_failure: str = ""  # what went wrong backpropagating (when run(..., backprop=...) asked for it)
 
 
-def run(target, call, case, guard=None):
+class Remote:
+    """A unit that lives in another process: `run` and `wrong_kind` ask it rather than call it.
+
+    The grader judges a learner's unit from outside the sandbox that runs it (see
+    autograder/grading/judge.py); its stand-in for the unit derives from this class.
+    """
+
+    kind = None  # describe_kind() of the object in the other process
+
+    def run_case(self, call, case, guard=None, backprop=None):
+        raise NotImplementedError
+
+
+def run(target, call, case, guard=None, backprop=None):
     """Call `target` (a function, or a module class built with call.init) on `case`.
 
     Never raises for what the target does: errors are recorded in the Outcome. Runs with
     warnings and printing silenced, float32 as the default dtype, gradients enabled, and the
-    caller's random state left as it was.
+    caller's random state left as it was. With `backprop` (result names), a fixed random
+    weighting of those results is then backpropagated (see backpropagate()).
     """
+    if isinstance(target, Remote):
+        return target.run_case(call, case, guard, backprop)
     args = {name: _fresh(value) for name, value in case.inputs.items()}
     outcome = Outcome(inputs=args)
     with isolated():
@@ -119,7 +136,24 @@ def run(target, call, case, guard=None):
             return outcome
     outcome.outputs, outcome.problem = read_outputs(result, outcome.instance, call.outputs)
     outcome.modified = tuple(name for name in args if _changed(args[name], case.inputs[name]))
+    if backprop and outcome.outputs is not None:
+        outcome.backprop_failure = backpropagate(outcome, backprop)
     return outcome
+
+
+def backpropagate(outcome, names, seed=0):
+    """Backpropagate a fixed random weighting of the results `names`; return what went wrong, or ''."""
+    generator = torch.Generator().manual_seed(seed)
+    with isolated():
+        try:
+            total = sum((out * torch.randn(out.shape, generator=generator, dtype=out.dtype).to(out.device)).sum()
+                        for out in (outcome.outputs[n] for n in names))
+            if not total.requires_grad:
+                return "the results do not depend on the inputs through autograd (is something detached?)"
+            total.backward()
+        except Exception as error:  # the learner's graph may raise anything
+            return describe_error(error)
+    return ""
 
 
 @contextlib.contextmanager
@@ -152,14 +186,26 @@ def seed(value):
     torch.default_generator.manual_seed(value)
 
 
+def describe_kind(candidate):
+    """What kind of object a unit is: 'none', 'module-class', 'class', 'function' or 'other', and its type's name."""
+    if candidate is None:
+        return {"kind": "none", "type": "NoneType"}
+    if isinstance(candidate, type):
+        return {"kind": "module-class" if issubclass(candidate, torch.nn.Module) else "class", "type": "type"}
+    return {"kind": "function" if callable(candidate) else "other", "type": type(candidate).__name__}
+
+
 def wrong_kind(candidate, is_module, name):
     """(id, detail) when `candidate` is not the kind of object the unit is, else None."""
-    kind = "a class" if isinstance(candidate, type) else f"a {type(candidate).__name__}"
-    if candidate is None:
+    described = candidate.kind if isinstance(candidate, Remote) else describe_kind(candidate)
+    kind = "a class" if described["kind"] in ("class", "module-class") else f"a {described['type']}"
+    if described["kind"] == "missing":
+        return "runtime-error", f"`{name}` is not defined: did its cell run to the end?"
+    if described["kind"] == "none":
         return "not-implemented", f"`{name}` is None."
-    if is_module and not (isinstance(candidate, type) and issubclass(candidate, torch.nn.Module)):
+    if is_module and described["kind"] != "module-class":
         return "wrong-interface", f"`{name}` should be a class derived from nn.Module (the class itself, not an instance); got {kind}."
-    if not is_module and (isinstance(candidate, type) or not callable(candidate)):
+    if not is_module and described["kind"] != "function":
         return "wrong-interface", f"`{name}` should be a function; got {kind}."
     return None
 

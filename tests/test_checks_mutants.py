@@ -44,8 +44,8 @@ def test_different_mistakes_differ_on_some_probe(unit):
 class _Unwatched(core._Checker):
     """A checker that runs the mutants without the runtime guards (they call the reference)."""
 
-    def run(self, case):
-        return harness.run(self.candidate, self.call, case)
+    def run(self, case, backprop=None):
+        return harness.run(self.candidate, self.call, case, backprop=backprop)
 
 
 @pytest.mark.parametrize("unit, mistake_id, variant", VARIANTS, ids=IDS)

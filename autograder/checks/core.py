@@ -148,20 +148,21 @@ class _Checker:
             raise CheckFailure(*wrong)
         self.examine(self.spec.cases["values"]()[0], values=False)
 
-    def run(self, case):
+    def run(self, case, backprop=None):
         """The candidate's outcome on `case`, watched for forbidden built-ins and the reference."""
         watch = guards.Watch({**guards.FORBIDDEN_FUNCTIONS, **self.spec.forbidden})
-        got = harness.run(self.candidate, self.call, case, guard=watch)
+        watch.modules = guards.FORBIDDEN_MODULES + tuple(self.spec.forbidden_modules)  # for a remote unit
+        got = harness.run(self.candidate, self.call, case, guard=watch, backprop=backprop)
         found = watch.found or guards.forbidden_submodule(got.instance, self.spec.forbidden_modules)
         if found:
             raise CheckFailure(*found)
         return got
 
-    def reference(self, case):
-        return harness.run(self.spec.reference, self.call, case)
+    def reference(self, case, backprop=None):
+        return harness.run(self.spec.reference, self.call, case, backprop=backprop)
 
-    def examine(self, case, values=True):
-        got, want = self.run(case), self.reference(case)
+    def examine(self, case, values=True, backprop=None):
+        got, want = self.run(case, backprop), self.reference(case, backprop)
         found = harness.verdict(got, want, case, self.call.axes, values)
         if found:
             self.fail(case, got, want, *found)
@@ -195,7 +196,7 @@ class _Checker:
 
     def compare_gradients(self, aspect):
         for case in self.spec.cases[aspect]():
-            got, want = self.examine(case)
+            got, want = self.examine(case, backprop=self.spec.grad_outputs or case.names(self.spec.outputs))
             problem = self._gradient_problem(case, got, want)
             if problem:
                 self.fail(case, got, want, "wrong-gradients", problem)
@@ -227,11 +228,9 @@ class _Checker:
                     self.fail(moved, got, want, *found)
 
     def _gradient_problem(self, case, got, want):
-        names = self.spec.grad_outputs or case.names(self.spec.outputs)
         for outcome in (want, got):
-            failed = _backpropagate(outcome, names)
-            if failed:
-                return f"Backpropagating through your code failed: {failed}"
+            if outcome.backprop_failure:
+                return f"Backpropagating through your code failed: {outcome.backprop_failure}"
         pairs = [("input", n, got.inputs[n].grad, want.inputs[n].grad)
                  for n, v in case.inputs.items() if isinstance(v, torch.Tensor) and v.requires_grad]
         if want.instance is not None:
@@ -245,18 +244,3 @@ class _Checker:
             if not harness.close(mine, theirs):
                 return f"The gradient of the {kind} " + harness.describe_difference(name, mine, theirs)
         return ""
-
-
-def _backpropagate(outcome, names, seed=0):
-    """Backpropagate a fixed random weighting of the results; return what went wrong, or ''."""
-    generator = torch.Generator().manual_seed(seed)
-    with harness.isolated():
-        try:
-            total = sum((out * torch.randn(out.shape, generator=generator, dtype=out.dtype).to(out.device)).sum()
-                        for out in (outcome.outputs[n] for n in names))
-            if not total.requires_grad:
-                return "the results do not depend on the inputs through autograd (is something detached?)"
-            total.backward()
-        except Exception as error:  # the learner's graph may raise anything
-            return harness.describe_error(error)
-    return ""

@@ -18,26 +18,14 @@ import numpy
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.overrides import TorchFunctionMode
 
 import learner_kit
 from autograder import reference
+from learner_kit import watch
 
-# Built-ins that do an exercise's work, for every unit; a UnitSpec may add its own.
-FORBIDDEN_FUNCTIONS = {
-    F.scaled_dot_product_attention: "torch.nn.functional.scaled_dot_product_attention",
-    F.multi_head_attention_forward: "torch.nn.functional.multi_head_attention_forward",
-    torch._native_multi_head_attention: "torch._native_multi_head_attention",
-    torch._transformer_encoder_layer_fwd: "torch._transformer_encoder_layer_fwd",
-}
-FORBIDDEN_MODULES = (
-    nn.MultiheadAttention,
-    nn.Transformer,
-    nn.TransformerEncoder,
-    nn.TransformerEncoderLayer,
-    nn.TransformerDecoder,
-    nn.TransformerDecoderLayer,
-)
+# Built-ins and modules that do an exercise's work, for every unit; a UnitSpec may add its own.
+FORBIDDEN_FUNCTIONS = watch.by_name(watch.FORBIDDEN_FUNCTION_NAMES)
+FORBIDDEN_MODULES = tuple(watch.resolve(name) for name in watch.FORBIDDEN_MODULE_NAMES)
 
 _REFERENCE_FILE = reference.__file__
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -69,56 +57,29 @@ _DEVICE_ERROR = re.compile(r"same device|expected device|found at least two devi
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: set on classes made by Python code, unset on built-in ones
 
 
-class Watch(TorchFunctionMode):
-    """Watches the learner's code run: records the first forbidden built-in or reference call.
+class Watch(watch.Watch):
+    """The sandbox's Watch, which also flags any frame of the reference reached from the learner's call.
 
-    `found` ends up as (mistake id, detail) or None. Frames are examined from the torch
-    call up to the frame that entered the mode (the runner), so only code the learner's
-    call reached is judged.
+    Frames are examined from the torch call up to the frame that entered the mode (the
+    runner), so only code the learner's call reached is judged.
     """
 
-    def __init__(self, forbidden):
-        super().__init__()
-        self.forbidden = forbidden
-        self.found = None
-        self._entry = None
-
-    def __enter__(self):
-        self._entry = sys._getframe(1)
-        return super().__enter__()
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        if self.found is None:
-            self.found = self._judge(func, sys._getframe(1))
-        return func(*args, **(kwargs or {}))
-
     def _judge(self, func, frame):
-        try:
-            name = self.forbidden.get(func)
-        except TypeError:  # an unhashable callable cannot be forbidden
-            name = None
-        if name:
-            return "forbidden-builtin", f"Your code calls {name}."
-        while frame is not None and frame is not self._entry:
+        found = super()._judge(func, frame)
+        while found is None and frame is not None and frame is not self._entry:
             if frame.f_code.co_filename == _REFERENCE_FILE:
                 return "tampering", "Your code runs the grader's reference implementation."
             frame = frame.f_back
-        return None
+        return found
 
 
 def forbidden_submodule(instance, extra=()):
     """(id, detail) when `instance` is, or holds, a PyTorch module that does the exercise."""
-    if not isinstance(instance, nn.Module):
-        return None
-    for name, module in instance.named_modules():
-        if isinstance(module, FORBIDDEN_MODULES + tuple(extra)):
-            where = f"Its submodule `{name}`" if name else "It"
-            return "forbidden-builtin", f"{where} is a {type(module).__module__.split('.')[0]}.nn.{type(module).__name__}."
-    return None
+    return watch.forbidden_submodule(instance, FORBIDDEN_MODULES + tuple(extra))
 
 
-def is_device_error(error):
-    return isinstance(error, RuntimeError) and bool(_DEVICE_ERROR.search(str(error)))
+def dotted_name(klass):
+    return f"{klass.__module__}.{klass.__qualname__}"
 
 
 # -------------------------------------------------------------- tampering

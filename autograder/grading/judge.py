@@ -1,0 +1,394 @@
+"""The verdict, decided outside the learner's reach: the checks run here, the learner's units there.
+
+A notebook's code runs in a unit server (learner_kit/unit_server.py), a separate process
+that only computes. Every graded cell of the course is a call of the checks,
+`check("Unit", Unit, "aspect")` or `visible_problem("Unit", Unit)`: the judge runs that
+check in this process, with the reference, against a RemoteUnit that forwards each run of
+the learner's unit (inputs, weights and seeds chosen here) to the server and reads back
+only plain data (results, errors, gradients). Nothing the learner's code does can reach
+the reference, the comparison or the verdict; it can only send back results, and wrong
+results fail.
+
+A graded cell of another form (a course of free-form test cells, such as the grading
+tests' fixture) is run inside the server instead, guarded as before; its verdict is only as
+strong as that process.
+
+Status: `autograder grade` does not use the Judge yet (verify.py still runs the hidden
+cells beside the learner's code). Before it can, the hidden-only properties of
+PositionwiseFeedForward, LayerNorm, PositionalEncoding, the encoder and decoder layers
+and stacks, and Transformer must stop reading the learner's live module (they call it
+again, read `layers`, `gamma`, `pe`, `encode`): each becomes a case the server runs.
+tests/test_judge.py holds what works today.
+"""
+import ast
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from importlib import resources
+from types import SimpleNamespace
+
+import torch
+
+from learner_kit import harness, wire
+
+CHECK_FUNCTIONS = {"check": "aspect", "visible_problem": "visible", "check_visible": "visible"}
+STARTUP_S = 120  # the server's first start imports torch
+MAX_MESSAGE = 2000
+
+
+class SessionFailure(Exception):
+    """The notebook's process stopped, broke the protocol or ran out of time: no more answers from it."""
+
+
+@dataclass(frozen=True)
+class GradedCall:
+    unit: str  # as registered in autograder.checks
+    name: str  # the notebook's variable that holds the learner's unit
+    aspect: str  # an aspect of the unit, or "visible"
+
+
+def graded_call(cell):
+    """The check a graded cell makes, or None when the cell is not one call of the checks."""
+    try:
+        tree = ast.parse(cell.source)
+    except SyntaxError:
+        return None
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id in CHECK_FUNCTIONS]
+    unit = cell.grade_id.split("-")[0]
+    if not calls and cell.grade_id.endswith("-visible"):
+        return GradedCall(unit, unit, "visible")  # a visible cell of asserts only: its unit's values decide
+    if len(calls) != 1:
+        return None
+    args = calls[0].args
+    if len(args) < 2 or not isinstance(args[0], ast.Constant) or not isinstance(args[1], ast.Name):
+        return None
+    if CHECK_FUNCTIONS[calls[0].func.id] == "visible":
+        return GradedCall(str(args[0].value), args[1].id, "visible")
+    if len(args) < 3 or not isinstance(args[2], ast.Constant):
+        return None
+    return GradedCall(str(args[0].value), args[1].id, str(args[2].value))
+
+
+def has_fingerprint(unit):
+    return (resources.files("learner_kit") / "fingerprints" / f"{unit}.pt").is_file()
+
+
+# ---------------------------------------------------------------- the server process
+
+
+class UnitServer:
+    """One unit server process (started in the sandbox by `command`), serving notebooks one at a time."""
+
+    def __init__(self, command, env=None):
+        self.command, self.env = list(command), env
+        self.process = self.control = None
+        self.started = False
+
+    def start(self):
+        if self.process is not None and self.process.poll() is None:
+            return
+        self.close()
+        control_read, self.control = os.pipe()
+        self.process = subprocess.Popen(
+            [*self.command, "--control", str(control_read)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, pass_fds=(control_read,), start_new_session=True, env=self.env, cwd="/",
+        )
+        os.close(control_read)
+        self.started = False
+
+    def send(self, message):
+        wire.write_frame(self.process.stdin.fileno(), wire.encode_request(message))
+
+    def receive(self, deadline):
+        return wire.decode_reply(wire.read_frame(self.process.stdout.fileno(), deadline))
+
+    def notebook(self, cells, cell_timeout, limits, budget_s):
+        """A Session on a fresh child that has run ``cells``; SessionFailure when that child cannot be had."""
+        self.start()
+        deadline = time.monotonic() + budget_s
+        try:
+            self.send({"op": "notebook", "cells": cells, "cell_timeout": cell_timeout, "limits": limits,
+                       "workdir": "/tmp/notebook"})
+            started = self.receive(time.monotonic() + (budget_s if self.started else STARTUP_S + budget_s))
+        except (OSError, wire.ChannelClosed) as error:
+            self.close()
+            raise SessionFailure(f"the checking process did not start ({error})") from None
+        self.started = True
+        if not isinstance(started, dict) or "started" not in started:
+            self.close()
+            raise SessionFailure("the checking process did not start")
+        session = Session(self, deadline)
+        loaded = session.receive_reply(None)
+        return session, loaded
+
+    def kill_child(self):
+        try:
+            os.write(self.control, b"k")
+        except OSError:
+            pass
+
+    def close(self):
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout):
+                stream.close()
+        if self.control is not None:
+            os.close(self.control)
+        self.process = self.control = None
+
+
+class Session:
+    """The judge's conversation with one notebook's child: requests answered in order, under a deadline."""
+
+    def __init__(self, server, deadline):
+        self.server, self.deadline, self.seq, self.dead = server, deadline, 0, None
+
+    def receive_reply(self, seq):
+        """The child's reply to request ``seq`` (None: the first, unnumbered one)."""
+        while True:
+            try:
+                reply = self.server.receive(self.deadline)
+            except wire.ChannelClosed as error:
+                reason = ("it ran past its time budget and was stopped" if time.monotonic() >= self.deadline
+                          else f"its process stopped answering ({error})")
+                self._stop(reason)
+                raise SessionFailure(reason) from None
+            if not isinstance(reply, dict):
+                continue
+            if "exited" in reply:
+                self.dead = f"its process stopped (exit status {reply['exited']})"
+                raise SessionFailure(self.dead)
+            if reply.get("seq") == seq:
+                return reply
+
+    def ask(self, request):
+        if self.dead:
+            raise SessionFailure(self.dead)
+        self.seq += 1
+        try:
+            self.server.send({**request, "seq": self.seq})
+        except OSError:
+            self._stop("its process stopped answering")
+            raise SessionFailure(self.dead) from None
+        return self.receive_reply(self.seq)
+
+    def _stop(self, reason, kill=True):
+        """Kill the child (or let it end) and wait for the server to say it is gone; a server that does not is replaced."""
+        self.dead = reason
+        if kill:
+            self.server.kill_child()
+        end = time.monotonic() + 10
+        while True:
+            try:
+                if "exited" in self.server.receive(end):
+                    return
+            except (wire.ChannelClosed, TypeError):
+                self.server.close()
+                return
+
+    def end(self):
+        if self.dead:
+            return
+        try:
+            self.server.send({"op": "end"})
+        except OSError:
+            self.server.close()
+            return
+        self._stop("ended", kill=False)
+
+
+# ---------------------------------------------------------------- the learner's unit, seen from here
+
+
+class RemoteUnit(harness.Remote):
+    """The learner's unit `name` in the session's child, as the checks see it."""
+
+    def __init__(self, session, name):
+        self.session, self.name = session, name
+        try:
+            self.kind = self.session.ask({"op": "describe", "name": name})["kind"]
+        except SessionFailure:
+            self.kind = {"kind": "missing", "type": ""}
+        if not isinstance(self.kind, dict) or not isinstance(self.kind.get("kind"), str):
+            self.kind = {"kind": "other", "type": "?"}
+
+    def _guard_names(self, guard):
+        if guard is None:
+            return {"watched": False}
+        modules = [f"{k.__module__}.{k.__qualname__}" for k in getattr(guard, "modules", ())]
+        return {"watched": True, "forbidden": sorted(set(guard.forbidden.values())), "modules": modules}
+
+    def run_case(self, call, case, guard=None, backprop=None):
+        inputs = {name: _fresh(value) for name, value in case.inputs.items()}
+        request = {"op": "run_case", "name": self.name, "call": call, "case": case,
+                   "backprop": list(backprop) if backprop else None, **self._guard_names(guard)}
+        try:
+            reply = self.session.ask(request)
+        except SessionFailure as failure:
+            error = TimeoutError(f"the notebook's code could not be run: {failure}")
+            return harness.Outcome(error=error, error_type="TimeoutError", inputs=inputs)
+        return _outcome(reply, inputs, guard)
+
+    def call(self, args, guard=None):
+        """(result, error, forbidden) of unit(*args) in the child; module arguments get their counters back."""
+        try:
+            reply = self.session.ask({"op": "call", "name": self.name, "args": args, **self._guard_names(guard)})
+        except SessionFailure as failure:
+            return None, TimeoutError(f"the notebook's code could not be run: {failure}"), None
+        for name, counters in (reply.get("arg_state") or {}).items():
+            if isinstance(counters, dict) and isinstance(args.get(name), torch.nn.Module):
+                for key, value in counters.items():
+                    if key == "encodes" and isinstance(value, int):
+                        setattr(args[name], key, value)
+        error = wire.rebuilt_error(reply["error"]) if isinstance(reply.get("error"), dict) else None
+        return _rebuilt_value(reply.get("result")), error, _found(reply)
+
+
+def _fresh(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone().requires_grad_(value.requires_grad)
+    return value
+
+
+def _found(reply):
+    found = reply.get("found")
+    if isinstance(found, list) and len(found) == 2 and all(isinstance(x, str) for x in found):
+        return tuple(found)
+    return None
+
+
+def _tensors(mapping):
+    if not isinstance(mapping, dict):
+        return {}
+    return {str(k): v for k, v in mapping.items() if isinstance(v, torch.Tensor) or v is None}
+
+
+def _outcome(reply, inputs, guard):
+    """A harness.Outcome from the child's reply (every field checked: the reply is the learner's to forge)."""
+    outcome = harness.Outcome(inputs=inputs)
+    if isinstance(reply.get("error"), dict):
+        outcome.error = wire.rebuilt_error(reply["error"])
+        outcome.error_type = str(reply["error"].get("type"))
+    outputs = reply.get("outputs")
+    if outcome.error is None:
+        if isinstance(outputs, dict) and all(isinstance(v, torch.Tensor) for v in outputs.values()):
+            outcome.outputs = {str(k): v for k, v in outputs.items()}
+        outcome.problem = str(reply.get("problem") or "")
+        if outcome.outputs is None and not outcome.problem:
+            outcome.problem = "Its results could not be read back."
+    outcome.modified = tuple(str(n) for n in reply.get("modified") or () if n in inputs)
+    outcome.weight_problems = tuple(str(p) for p in reply.get("weight_problems") or ())
+    outcome.backprop_failure = str(reply.get("backprop_failure") or "")
+    for name, grad in _tensors(reply.get("input_grads")).items():
+        if isinstance(inputs.get(name), torch.Tensor) and inputs[name].requires_grad:
+            inputs[name].grad = grad
+    if isinstance(reply.get("param_grads"), dict):
+        grads = _tensors(reply["param_grads"])
+        outcome.instance = SimpleNamespace(named_parameters=lambda: [(n, SimpleNamespace(grad=g)) for n, g in grads.items()])
+    if guard is not None and guard.found is None:
+        guard.found = _found(reply)
+    return outcome
+
+
+def _rebuilt_value(value, depth=0):
+    """The inverse of the server's _plain(): tuples and dicts back, unsupported objects as a marker string."""
+    if isinstance(value, dict) and depth < 6:
+        if "__tuple__" in value:
+            return tuple(_rebuilt_value(v, depth + 1) for v in value["__tuple__"])
+        if "__dict__" in value:
+            return {str(k): _rebuilt_value(v, depth + 1) for k, v in value["__dict__"].items()}
+        if "__unsupported__" in value:
+            return Unsupported(str(value["__unsupported__"]))
+    if isinstance(value, list) and depth < 6:
+        return [_rebuilt_value(v, depth + 1) for v in value]
+    return value
+
+
+class Unsupported:
+    """A result the server could not send back as plain data (its type's name is kept for messages)."""
+
+    def __init__(self, type_name):
+        self.type_name = type_name
+
+    def __repr__(self):
+        return f"<a {self.type_name}>"
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+def judge_cell(session, graded, units):
+    """(passed, message) of one graded cell, decided here."""
+    from autograder.checks import CheckFailure, check
+    from learner_kit.visible import visible_problem
+
+    if graded.name not in units:
+        units[graded.name] = RemoteUnit(session, graded.name)
+    candidate = units[graded.name]
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            if graded.aspect == "visible" and has_fingerprint(graded.unit):
+                problem = visible_problem(graded.unit, candidate)
+                return (not problem), problem
+            check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
+            return True, ""
+        except CheckFailure as failure:
+            return False, str(failure)
+
+
+class Judge:
+    """A unit server and the verdicts on one notebook after another (the out-of-process successor of verify.Verifier)."""
+
+    def __init__(self, settings, cell_timeout):
+        from autograder.grading.verify import child_env
+        from autograder.paths import ROOT
+
+        server_script = ROOT / "learner_kit" / "unit_server.py"
+        self.settings, self.cell_timeout = settings, cell_timeout
+        self.server = UnitServer([sys.executable, "-I", str(server_script), str(ROOT)], env=child_env())
+
+    def start(self):
+        """Start the server now (call it early: it imports torch meanwhile)."""
+        self.server.start()
+
+    def close(self):
+        self.server.close()
+
+    def verify(self, source_notebook, submitted_notebook):
+        """{grade_id: (passed, message)} for every graded cell of ``source_notebook``."""
+        from autograder.grading.verify import payload_cells
+
+        limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.verifier_wall_s, "file_mb": 64}
+        graded = source_notebook.graded
+        cells = [c for c in payload_cells(source_notebook, submitted_notebook) if c["kind"] != "test"]
+        try:
+            session, loaded = self.server.notebook(cells, self.cell_timeout, limits, self.settings.verifier_wall_s)
+        except SessionFailure as failure:
+            return {cell.grade_id: (False, f"Not graded: the notebook's code could not be run ({failure}).") for cell in graded}
+        broken = {str(k).split("-")[0]: str(v) for k, v in (loaded.get("answer_failures") or {}).items()}
+        verdicts, units = {}, {}
+        for cell in graded:
+            call = graded_call(cell)
+            try:
+                if call is None:
+                    reply = session.ask({"op": "test_cell", "source": cell.source})
+                    passed, message = reply.get("passed") is True, str(reply.get("message") or "")
+                else:
+                    passed, message = judge_cell(session, call, units)
+            except SessionFailure as failure:
+                passed, message = False, f"Not graded: the run of this notebook stopped before this cell ({failure})."
+            unit = cell.grade_id.split("-")[0]
+            if not passed and unit in broken and "stopped before" not in message:
+                message += f" (the answer cell of {unit} stopped with {broken[unit]})"
+            verdicts[cell.grade_id] = (passed, message[:MAX_MESSAGE])
+        session.end()
+        return verdicts

@@ -1,0 +1,414 @@
+"""The unit server: runs a learner's notebook code and answers the grader's questions about it.
+
+    python -I unit_server.py CODE_ROOT --control FD [--pid-namespace]      (started by the grader's judge)
+
+It runs beside the learner's code, inside the grading sandbox, and decides nothing: the
+grader (autograder/grading/judge.py) sends it inputs, it runs the learner's unit on them
+and sends back what came out (results, errors, gradients). The reference, the hidden tests
+and the scores stay with the grader, out of reach.
+
+It imports torch once, then serves notebooks one at a time, each in a forked child:
+
+    fd 0  requests (frames, learner_kit.wire)   fd 1  replies   --control FD: b"k" kills the child
+
+For a notebook request the server replies {"started": pid}; the child then runs the cells
+it was sent (provided code, the learner's answer cells, the definitions of ordinary cells),
+replies {"loaded": ...} and answers "describe", "run_case" and "call" requests until "end".
+When the child is gone (ended, killed, crashed), the server kills whatever it left running
+and replies {"exited": status}. The server never runs a learner's code itself.
+"""
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+import traceback
+
+PREAMBLE = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+# Run once by the server, before any learner's code exists: what notebooks load lazily
+# (plotting, torch's meta-device kernels), so that each child starts warm.
+WARM_UP = """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot
+torch.set_num_threads(1)
+x = torch.ones(2, 3, 4, device="meta")
+torch.softmax((x @ x.transpose(-2, -1)).masked_fill(x[..., :3] > 0, -1e9), dim=-1)
+import learner_kit.harness, learner_kit.plotting, learner_kit.stand_ins, learner_kit.visible, learner_kit.watch
+"""
+REQUESTS, REPLIES = 0, 1
+MB = 1024 * 1024
+PR_SET_DUMPABLE = 4
+
+
+class CellTimeout(BaseException):
+    """A cell ran past its time limit (a BaseException, so `except Exception` does not swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    raise CellTimeout()
+
+
+def without_magics(source):
+    """The cell with IPython magic and shell lines (% ..., ! ...) turned into `pass`."""
+    lines = []
+    for line in source.split("\n"):
+        stripped = line.lstrip()
+        lines.append(line[: len(line) - len(stripped)] + "pass" if stripped[:1] in ("%", "!") else line)
+    return "\n".join(lines)
+
+
+def run_cell(source, label, namespace, timeout):
+    """None when the cell ran, else the last line of what it raised."""
+    signal.alarm(max(1, int(timeout)))
+    try:
+        try:
+            code = compile(source, label, "exec")
+        except SyntaxError:
+            code = compile(without_magics(source), label, "exec")
+        exec(code, namespace)
+        return None
+    except CellTimeout:
+        return f"TimeoutError: the cell ran longer than {timeout} s"
+    except BaseException as error:  # learners' code may raise anything, SystemExit included
+        text = "".join(traceback.format_exception_only(type(error), error)).strip() or type(error).__name__
+        return text.splitlines()[-1][:500]
+    finally:
+        signal.alarm(0)
+
+
+# ---------------------------------------------------------------- free-form test cells
+# A graded cell that is not a call of the checks is run here, in the learner's process (the
+# grader decides every other cell outside). Replacing what such a cell relies on is seen.
+WATCHED = (
+    ("builtins", None), ("math", None), ("numpy", None), ("torch", None), ("torch.nn.functional", None),
+    ("torch.testing", None), ("torch", "Tensor"), ("torch._C", "TensorBase"), ("torch.nn", "Module"),
+)
+LIBRARY_DIRS = ()  # set by main(): where torch, numpy and the standard library live
+
+
+def watched_objects():
+    """{(owner's name, attribute): (owner, object)} for everything in WATCHED and the course's own modules."""
+    import importlib
+
+    found = {}
+    for module_name, class_name in WATCHED:
+        owner = importlib.import_module(module_name)
+        label = module_name
+        if class_name:
+            owner, label = getattr(owner, class_name), f"{module_name}.{class_name}"
+        for name, value in list(vars(owner).items()):
+            if class_name or module_name == "builtins" or not name.startswith("_"):
+                found[(label, name)] = (owner, value)
+    for module_name, module in list(sys.modules.items()):
+        if module is not None and module_name.split(".")[0] == "learner_kit":
+            for name, value in list(vars(module).items()):
+                if callable(value) or isinstance(value, type(sys)):
+                    found[(module_name, name)] = (module, value)
+    return found
+
+
+def replaced(snapshot):
+    """Names replaced since ``snapshot`` (a library swapping its own functions excepted), put back."""
+    changed = []
+    for (dotted, name), (owner, value) in snapshot.items():
+        now = vars(owner).get(name, _MISSING)
+        if now is value:
+            continue
+        old_code, new_code = getattr(value, "__code__", None), getattr(now, "__code__", None)
+        if old_code is not None and new_code is not None and str(new_code.co_filename).startswith(LIBRARY_DIRS):
+            continue  # torch wraps some of its own functions lazily
+        changed.append(f"{dotted}.{name}")
+        try:
+            setattr(owner, name, value)
+        except (AttributeError, TypeError):
+            pass
+    return changed
+
+
+# ---------------------------------------------------------------- the child: one notebook
+
+
+class Child:
+    def __init__(self, requests, replies, wire):
+        self.requests, self.replies, self.wire = requests, replies, wire
+        self.namespace = {"__name__": "__main__"}
+        self.tampered = []
+
+    def reply(self, message):
+        self.wire.write_frame(self.replies, self.wire.encode_reply(message))
+
+    def load(self, cells, timeout):
+        """Run the notebook's cells in order; {grade_id: what stopped it} for the answer cells that failed."""
+        exec(PREAMBLE, self.namespace)
+        self.snapshot, self.timeout = watched_objects(), timeout
+        failures = {}
+        for number, cell in enumerate(cells):
+            label = f"<cell {number}: {cell['kind']} {cell.get('grade_id') or ''}>"
+            failure = run_cell(cell["source"], label, self.namespace, timeout)
+            self.tampered += replaced(self.snapshot)
+            if failure and cell["kind"] == "answer":
+                failures[cell["grade_id"]] = failure
+        return failures
+
+    def test_cell(self, request):
+        """A free-form graded cell, run in the notebook's namespace: passed, or the message of what it raised."""
+        failure = None if self.tampered else run_cell(request["source"], "<test cell>", self.namespace, self.timeout)
+        self.tampered += replaced(self.snapshot)
+        if self.tampered:
+            failure = f"[tampering] The notebook replaced {', '.join(self.tampered[:3])}; no test can be trusted."
+        return {"passed": failure is None, "message": failure or ""}
+
+    def unit(self, name):
+        return self.namespace.get(name, _MISSING)
+
+    def describe(self, request):
+        from learner_kit import harness
+
+        unit = self.unit(request["name"])
+        return {"kind": {"kind": "missing", "type": ""} if unit is _MISSING else harness.describe_kind(unit)}
+
+    def watch(self, request):
+        from learner_kit import watch
+
+        if not request.get("watched", True):
+            return None
+        return watch.Watch(watch.by_name(request.get("forbidden", ())))
+
+    def run_case(self, request):
+        """harness.run() of the unit on the request's case, as plain data."""
+        from learner_kit import harness, watch
+
+        guard = self.watch(request)
+        outcome = harness.run(self.unit(request["name"]), request["call"], request["case"], guard=guard,
+                              backprop=request.get("backprop"))
+        found = guard.found if guard is not None else None
+        if found is None and request.get("modules"):
+            classes = [c for c in (_resolved(n) for n in request["modules"]) if isinstance(c, type)]
+            found = watch.forbidden_submodule(outcome.instance, classes)
+        inputs = outcome.inputs or {}
+        reply = {
+            "outputs": {n: _plain_tensor(t) for n, t in outcome.outputs.items()} if outcome.outputs is not None else None,
+            "error": self.wire.error_info(outcome.error) if outcome.error is not None else None,
+            "problem": outcome.problem, "modified": list(outcome.modified), "weight_problems": list(outcome.weight_problems),
+            "input_grads": {n: _plain_tensor(v.grad) for n, v in inputs.items()
+                            if hasattr(v, "requires_grad") and getattr(v, "requires_grad", False)},
+            "param_grads": None, "backprop_failure": outcome.backprop_failure,
+            "found": list(found) if found else None,
+        }
+        if outcome.instance is not None:
+            try:
+                parameters = outcome.instance.named_parameters()
+                reply["param_grads"] = {str(n): _plain_tensor(p.grad) for n, p in parameters}
+            except Exception:  # the learner's module may break named_parameters
+                reply["param_grads"] = {}
+        return reply
+
+    def call(self, request):
+        """unit(*args) for the capstone's units: the result as plain data, or the error."""
+        from learner_kit import harness
+
+        guard = self.watch(request)
+        args = request["args"]
+        values = [value.detach().clone() if hasattr(value, "detach") else value for value in args.values()]
+        result, error = None, None
+        with harness.isolated():
+            try:
+                with guard if guard is not None else _Nothing():
+                    result = self.unit(request["name"])(*values)
+            except Exception as caught:  # the learner's code may raise anything
+                error = caught
+        state = {name: _module_counters(value) for name, value in zip(args, values) if _module_counters(value)}
+        return {"result": _plain(result), "error": self.wire.error_info(error) if error is not None else None,
+                "found": list(guard.found) if guard is not None and guard.found else None, "arg_state": state}
+
+    def serve(self):
+        handlers = {"describe": self.describe, "run_case": self.run_case, "call": self.call, "test_cell": self.test_cell}
+        while True:
+            request = self.wire.decode_request(self.wire.read_frame(self.requests, limit=1 << 30))
+            if request.get("op") == "end":
+                return
+            self.reply({"seq": request.get("seq"), **handlers[request["op"]](request)})
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+_MISSING = object()
+
+
+def _resolved(dotted):
+    from learner_kit import watch
+
+    try:
+        return watch.resolve(dotted)
+    except (ImportError, AttributeError, ValueError):
+        return None
+
+
+def _plain_tensor(value):
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return None
+    return value.detach().as_subclass(torch.Tensor).clone()
+
+
+def _plain(value, depth=0):
+    """`value` as what the grader may read back: tensors, numbers, strings, lists and dicts of them."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return _plain_tensor(value)
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return value
+    if depth < 4 and isinstance(value, (list, tuple)):
+        items = [_plain(v, depth + 1) for v in value]
+        return items if isinstance(value, list) else {"__tuple__": items}
+    if depth < 4 and isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"__dict__": {k: _plain(v, depth + 1) for k, v in value.items()}}
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():  # numpy scalars
+        try:
+            return value.item()
+        except Exception:
+            pass
+    return {"__unsupported__": f"{type(value).__module__}.{type(value).__qualname__}"}
+
+
+def _module_counters(value):
+    """The plain number attributes of a module argument (a stand-in model's `encodes`), after the call."""
+    from torch import nn
+
+    if not isinstance(value, nn.Module):
+        return {}
+    return {k: v for k, v in vars(value).items() if not k.startswith("_") and type(v) in (int, float, bool)}
+
+
+def become_child(request, sync, control, wire):
+    """In the forked child: cut every link to the server, take the limits, load the notebook, serve."""
+    code = 70
+    try:
+        os.setsid()
+        os.close(control)
+        requests, replies = os.dup(REQUESTS), os.dup(REPLIES)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)  # the learner's prints go nowhere; the protocol has its own descriptors
+        keep = {0, 1, 2, requests, replies, sync}
+        for fd in range(3, 1024):
+            if fd not in keep:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        limits = request["limits"]
+        resource.setrlimit(resource.RLIMIT_AS, (limits["memory_mb"] * MB,) * 2)
+        resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 5))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_mb"] * MB,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.makedirs(request["workdir"], exist_ok=True)
+        os.chdir(request["workdir"])
+        os.read(sync, 1)  # the server has announced this child: its replies may follow
+        os.close(sync)
+        child = Child(requests, replies, wire)
+        signal.signal(signal.SIGALRM, _on_alarm)
+        failures = child.load(request["cells"], request["cell_timeout"])
+        import torch
+
+        child.reply({"loaded": True, "answer_failures": failures, "cuda": torch.cuda.is_available()})
+        child.serve()
+        code = 0
+    except BaseException:  # a broken channel or a learner's code that escaped every guard
+        code = 71
+    finally:
+        os._exit(code)
+
+
+def kill_leftovers(pid, pid_namespace):
+    """Kill the child's session, and in a sandbox of its own every other process but this one."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if pid_namespace:  # every process in this pid namespace is the learner's, except this one
+        for _ in range(20):
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                break
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                pass
+
+
+def serve(control, pid_namespace, wire):
+    try:  # nothing forked from here may read or trace this process's memory
+        import ctypes
+
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    while True:
+        try:
+            request = wire.decode_request(wire.read_frame(REQUESTS, limit=1 << 30))
+        except wire.ChannelClosed:
+            return
+        while select.select([control], [], [], 0)[0]:  # a kill meant for the last child is not for this one
+            if not os.read(control, 64):
+                return
+        sync_read, sync_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(sync_write)
+            become_child(request, sync_read, control, wire)
+        os.close(sync_read)
+        wire.write_frame(REPLIES, wire.encode_reply({"started": pid}))
+        os.write(sync_write, b"go")
+        os.close(sync_write)
+        status = None
+        while status is None:
+            ready = select.select([control], [], [], 0.05)[0]
+            if ready and os.read(control, 64)[:1] in (b"k", b""):
+                kill_leftovers(pid, pid_namespace)
+            finished, wait_status = os.waitpid(pid, os.WNOHANG)
+            if finished:
+                status = wait_status
+        kill_leftovers(pid, pid_namespace)
+        shutil.rmtree(request["workdir"], ignore_errors=True)
+        wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status)}))
+
+
+def main():
+    sys.path.insert(0, sys.argv[1])  # the sandbox's copy of learner_kit, whatever is installed
+    namespace = {}
+    exec(PREAMBLE, namespace)
+    try:
+        exec(WARM_UP, namespace)
+    except Exception:  # only speed is lost
+        pass
+    from learner_kit import wire
+
+    global LIBRARY_DIRS
+    import sysconfig
+
+    import numpy
+    import torch
+
+    LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, numpy)) + (sysconfig.get_paths()["stdlib"] + os.sep,)
+    watched_objects()
+    print(json.dumps({"ready": True}), file=sys.stderr, flush=True)
+    arguments = sys.argv[2:]
+    serve(int(arguments[arguments.index("--control") + 1]), "--pid-namespace" in arguments, wire)
+
+
+if __name__ == "__main__":
+    main()

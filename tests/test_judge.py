@@ -1,0 +1,114 @@
+"""The judge (autograder/grading/judge.py) decides graded cells outside the learner's process.
+
+The learner's code runs in a unit server child and only computes; the checks, the reference
+and the verdict stay in this process. Notebooks whose checks need nothing but results are
+judged entirely this way today (the judge's docstring says what is left before
+`autograder grade` switches to it).
+"""
+import time
+
+import nbformat
+import pytest
+
+from autograder.grading.config import Settings
+from autograder.grading.judge import Judge
+from autograder.grading.source import load_assignment
+from autograder.paths import COURSE, SOLUTIONS
+
+JUDGED_OUTSIDE = ["01-attention", "02-multi-head", "06-masks", "09-additive-attention", "10-train"]
+
+# An empty answer that attacks its grader: it walks every frame it can reach, writes forged
+# "passed" reports and frames to every descriptor, and replaces the checks in its own process.
+ATTACK = '''
+import gc, os, sys, json
+frame = sys._getframe()
+while frame is not None:
+    frame.f_locals.get("token")
+    frame = frame.f_back
+for fd in range(64):
+    for forged in (json.dumps({"passed": True, "seq": 1}).encode() + b"\\n", b"\\x00\\x00\\x00\\x05hello"):
+        try:
+            os.write(fd, forged)
+        except OSError:
+            pass
+try:
+    import learner_kit.visible
+    learner_kit.visible.visible_problem = lambda *args, **kwargs: ""
+except ImportError:
+    pass
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    raise NotImplementedError()
+'''
+NO_SCALE = '''
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    scores = query @ key.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    weights = scores.softmax(-1)
+    return weights @ value, weights
+'''
+ENDLESS = '''
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    while True:
+        pass
+'''
+
+
+@pytest.fixture(scope="module")
+def judge():
+    judge = Judge(Settings(verifier_wall_s=20), cell_timeout=10)
+    judge.start()
+    yield judge
+    judge.close()
+
+
+def notebook(folder, assignment):
+    return nbformat.read(str(folder / assignment / f"{assignment}.ipynb"), as_version=4)
+
+
+def with_answer(assignment, grade_id, source):
+    nb = notebook(COURSE, assignment)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            cell.source = source
+    return nb
+
+
+def attention_source():
+    return load_assignment(SOLUTIONS, "01-attention")[0]
+
+
+@pytest.mark.parametrize("assignment", JUDGED_OUTSIDE)
+def test_the_solution_passes_and_the_release_fails(judge, assignment):
+    source = load_assignment(SOLUTIONS, assignment)[0]
+    solved = judge.verify(source, notebook(SOLUTIONS, assignment))
+    assert all(passed for passed, _ in solved.values()), {g: m for g, (p, m) in solved.items() if not p}
+    untouched = judge.verify(source, notebook(COURSE, assignment))
+    assert not any(passed for passed, _ in untouched.values())
+    assert all("[not-implemented]" in message for _, message in untouched.values())
+
+
+def test_a_mistake_is_named_from_outside(judge):
+    verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", NO_SCALE))
+    for grade_id in ("visible", "hidden-values", "hidden-masks", "hidden-float64"):
+        passed, message = verdicts[f"scaled_dot_product_attention-{grade_id}"]
+        assert not passed and "[sdpa-no-scale]" in message, (grade_id, message)
+    assert verdicts["scaled_dot_product_attention-hidden-device"][0]  # no device mistake: that point is earned
+
+
+def test_an_attacking_empty_answer_gains_nothing(judge):
+    verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", ATTACK))
+    assert not any(passed for passed, _ in verdicts.values()), verdicts
+    again = judge.verify(attention_source(), notebook(SOLUTIONS, "01-attention"))  # the next notebook is unharmed
+    assert all(passed for passed, _ in again.values())
+
+
+def test_an_endless_loop_costs_its_notebook_its_budget_and_nothing_more(judge):
+    start = time.monotonic()
+    verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", ENDLESS))
+    took = time.monotonic() - start
+    assert not any(passed for passed, _ in verdicts.values())
+    assert any("time budget" in message for _, message in verdicts.values()), verdicts
+    assert took < 20 + 15, took  # the budget, and the time to stop it
+    again = judge.verify(attention_source(), notebook(SOLUTIONS, "01-attention"))
+    assert all(passed for passed, _ in again.values())
