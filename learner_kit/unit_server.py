@@ -136,14 +136,21 @@ class Child:
         self.requests, self.replies, self.wire = requests, replies, wire
         self.namespace = {"__name__": "__main__"}
         self.tampered = []
+        self.instances = []  # the modules built by run_case, by number: probes run on them later
 
     def reply(self, message):
         self.wire.write_frame(self.replies, self.wire.encode_reply(message))
 
-    def load(self, cells, timeout):
-        """Run the notebook's cells in order; {grade_id: what stopped it} for the answer cells that failed."""
+    def start(self, timeout):
         exec(PREAMBLE, self.namespace)
         self.snapshot, self.timeout = watched_objects(), timeout
+
+    def run_cells(self, request):
+        return {"answer_failures": self.load(request["cells"])}
+
+    def load(self, cells):
+        """Run cells in order; {grade_id: what stopped it} for the answer cells that failed."""
+        timeout = self.timeout
         failures = {}
         for number, cell in enumerate(cells):
             label = f"<cell {number}: {cell['kind']} {cell.get('grade_id') or ''}>"
@@ -199,12 +206,25 @@ class Child:
             "found": list(found) if found else None,
         }
         if outcome.instance is not None:
+            self.instances.append(outcome.instance)
+            reply["instance"] = len(self.instances) - 1
             try:
                 parameters = outcome.instance.named_parameters()
                 reply["param_grads"] = {str(n): _plain_tensor(p.grad) for n, p in parameters}
             except Exception:  # the learner's module may break named_parameters
                 reply["param_grads"] = {}
         return reply
+
+    def probe(self, request):
+        """learner_kit.probes.PROBES[name] on a module built earlier: its result as plain data, or the error."""
+        from learner_kit import harness, probes
+
+        try:
+            with harness.isolated():
+                result = probes.PROBES[request["probe"]](self.instances[request["instance"]], *request["args"])
+            return {"result": _plain(result), "error": None}
+        except Exception as error:  # the learner's code may raise anything
+            return {"result": None, "error": self.wire.error_info(error)}
 
     def call(self, request):
         """unit(*args) for the capstone's units: the result as plain data, or the error."""
@@ -225,7 +245,8 @@ class Child:
                 "found": list(guard.found) if guard is not None and guard.found else None, "arg_state": state}
 
     def serve(self):
-        handlers = {"describe": self.describe, "run_case": self.run_case, "call": self.call, "test_cell": self.test_cell}
+        handlers = {"describe": self.describe, "run_case": self.run_case, "call": self.call, "test_cell": self.test_cell,
+                    "probe": self.probe, "run_cells": self.run_cells}
         while True:
             request = self.wire.decode_request(self.wire.read_frame(self.requests, limit=1 << 30))
             if request.get("op") == "end":
@@ -319,7 +340,8 @@ def become_child(request, sync, control, wire):
         os.close(sync)
         child = Child(requests, replies, wire)
         signal.signal(signal.SIGALRM, _on_alarm)
-        failures = child.load(request["cells"], request["cell_timeout"])
+        child.start(request["cell_timeout"])
+        failures = child.load(request["cells"])
         import torch
 
         child.reply({"loaded": True, "answer_failures": failures, "cuda": torch.cuda.is_available()})

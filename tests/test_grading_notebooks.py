@@ -1,6 +1,6 @@
 """Done-when of the notebooks: through real nbgrader autograde (`autograder grade`), every source
 notebook scores full marks and every untouched release notebook scores 0; and a wrong answer
-that replaces the checks themselves scores 0 too.
+that replaces the checks themselves scores exactly what the same wrong answer scores honestly.
 
 Parametrized over solutions/*/, so it covers notebooks as they land; one grading run for all.
 """
@@ -15,28 +15,29 @@ import pytest
 from autograder.paths import COURSE, ROOT, SOLUTIONS, assignment_ids
 
 ASSIGNMENTS = assignment_ids()
-# A wrong attention (no 1/sqrt(d_k)) whose cell also replaces the hidden and visible checks.
-CHECK_REPLACING_ANSWER = """
+# A wrong attention (no 1/sqrt(d_k)); the cheat's cell also replaces the hidden and visible checks.
+NO_SCALE_ANSWER = """
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     scores = query @ key.transpose(-2, -1)
     if mask is not None:
         scores = scores.masked_fill(~mask, -1e9)
     weights = scores.softmax(-1)
     return weights @ value, weights
-
+"""
+REPLACING_THE_CHECKS = """
 import autograder.checks, autograder.checks.core, learner_kit.visible
 autograder.checks.check = autograder.checks.core.check = lambda *args, **kwargs: print("passed")
 learner_kit.visible.visible_problem = lambda *args, **kwargs: ""
 """
 
 
-def write_check_replacing_submission(submitted):
+def write_attention_answer(submitted, student, source):
     nb = nbformat.read(COURSE / "01-attention" / "01-attention.ipynb", as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention":
-            cell.source = CHECK_REPLACING_ANSWER
-    (submitted / "cheat-check" / "01-attention").mkdir(parents=True)
-    nbformat.write(nb, submitted / "cheat-check" / "01-attention" / "01-attention.ipynb")
+            cell.source = source
+    (submitted / student / "01-attention").mkdir(parents=True)
+    nbformat.write(nb, submitted / student / "01-attention" / "01-attention.ipynb")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,8 @@ def graded(tmp_path_factory):
                 (base / "submitted" / student / assignment).mkdir(parents=True)
                 shutil.copyfile(notebook, base / "submitted" / student / assignment / notebook.name)
     if "01-attention" in ASSIGNMENTS:
-        write_check_replacing_submission(base / "submitted")
+        write_attention_answer(base / "submitted", "honest-no-scale", NO_SCALE_ANSWER)
+        write_attention_answer(base / "submitted", "cheat-check", NO_SCALE_ANSWER + REPLACING_THE_CHECKS)
     command = [sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"), "--jobs", "2"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -80,6 +82,9 @@ def test_untouched_release_scores_zero(graded, assignment):
 
 @pytest.mark.skipif("01-attention" not in ASSIGNMENTS, reason="01-attention not written yet")
 def test_replacing_the_checks_gains_nothing(graded):
-    records = cells(graded, "cheat-check", "01-attention")
-    assert records and sum(r["points"] for r in records) == 0, [(r["grade_id"], r["points"]) for r in records]
-    assert all(any("[tampering]" in message for message in r["feedback"]) for r in records)
+    cheat = {r["grade_id"]: r["points"] for r in cells(graded, "cheat-check", "01-attention")}
+    honest = {r["grade_id"]: r["points"] for r in cells(graded, "honest-no-scale", "01-attention")}
+    assert cheat and cheat == honest
+    assert honest["scaled_dot_product_attention-hidden-values"] == 0  # (device and properties are earned: they hold)
+    values = next(r for r in cells(graded, "cheat-check", "01-attention") if r["grade_id"].endswith("hidden-values"))
+    assert any("[sdpa-no-scale]" in message for message in values["feedback"]), values

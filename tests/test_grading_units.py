@@ -5,25 +5,21 @@ from pathlib import Path
 from autograder.grading.combine import combined_records
 from autograder.grading.layout import Submission, read_notebook
 from autograder.grading.source import TEST, Cell, SourceNotebook
-from autograder.grading.verify import definitions_only, parse_report
+from autograder.grading.judge import graded_call
+from autograder.grading.verify import definitions_only
 
 GRADED = {"a-visible", "a-hidden-values"}
 
 
-def lines(*records):
-    return b"\n".join(json.dumps(r).encode() for r in records)
-
-
-def test_report_lines_without_the_token_or_for_unknown_cells_are_ignored():
-    data = lines(
-        {"token": "forged", "grade_id": "a-visible", "passed": True, "message": ""},
-        {"token": "t", "grade_id": "not-a-cell", "passed": True, "message": ""},
-        {"token": "t", "grade_id": "a-hidden-values", "passed": "yes", "message": ""},
-        {"token": "t", "grade_id": "a-visible", "passed": False, "message": "[x] wrong"},
-        {"token": "t", "grade_id": "a-visible", "passed": True, "message": ""},  # a second report: ignored
-    ) + b"\nnot json\n"
-    verdicts, done = parse_report(data, "t", GRADED)
-    assert verdicts == {"a-visible": (False, "[x] wrong")} and not done
+def test_graded_cells_are_read_as_calls_of_the_checks():
+    hidden = Cell(TEST, '### BEGIN HIDDEN TESTS\nfrom autograder.checks import check\ncheck("LayerNorm", LayerNorm, "grad")\n', "LayerNorm-hidden-grad", 1.0)
+    visible = Cell(TEST, 'problem = visible_problem("split_heads", split_heads)\nassert not problem, problem\n', "split_heads-visible", 1.0)
+    asserts_only = Cell(TEST, "assert noam_rate(1, 8, 4) > 0\n", "noam_rate-visible", 1.0)
+    free_form = Cell(TEST, "assert double(21) == 42\n", "double-hidden-values", 1.0)
+    assert (graded_call(hidden).unit, graded_call(hidden).name, graded_call(hidden).aspect) == ("LayerNorm", "LayerNorm", "grad")
+    assert (graded_call(visible).unit, graded_call(visible).aspect) == ("split_heads", "visible")
+    assert (graded_call(asserts_only).unit, graded_call(asserts_only).aspect) == ("noam_rate", "visible")
+    assert graded_call(free_form) is None
 
 
 def test_definitions_only_keeps_imports_functions_and_classes():

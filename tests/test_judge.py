@@ -1,9 +1,7 @@
-"""The judge (autograder/grading/judge.py) decides graded cells outside the learner's process.
+"""The verdict is decided outside the learner's process (autograder/grading/judge.py, verify.py).
 
 The learner's code runs in a unit server child and only computes; the checks, the reference
-and the verdict stay in this process. Notebooks whose checks need nothing but results are
-judged entirely this way today (the judge's docstring says what is left before
-`autograder grade` switches to it).
+and the verdict stay in this process.
 """
 import time
 
@@ -11,11 +9,11 @@ import nbformat
 import pytest
 
 from autograder.grading.config import Settings
-from autograder.grading.judge import Judge
+from autograder.grading.verify import Verifier
 from autograder.grading.source import load_assignment
-from autograder.paths import COURSE, SOLUTIONS
+from autograder.paths import COURSE, SOLUTIONS, assignment_ids
 
-JUDGED_OUTSIDE = ["01-attention", "02-multi-head", "06-masks", "09-additive-attention", "10-train"]
+ASSIGNMENTS = assignment_ids()
 
 # An empty answer that attacks its grader: it walks every frame it can reach, writes forged
 # "passed" reports and frames to every descriptor, and replaces the checks in its own process.
@@ -56,7 +54,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 
 @pytest.fixture(scope="module")
 def judge():
-    judge = Judge(Settings(verifier_wall_s=20), cell_timeout=10)
+    judge = Verifier(Settings(verifier_wall_s=20), cell_timeout=10)
     judge.start()
     yield judge
     judge.close()
@@ -78,7 +76,7 @@ def attention_source():
     return load_assignment(SOLUTIONS, "01-attention")[0]
 
 
-@pytest.mark.parametrize("assignment", JUDGED_OUTSIDE)
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_solution_passes_and_the_release_fails(judge, assignment):
     source = load_assignment(SOLUTIONS, assignment)[0]
     solved = judge.verify(source, notebook(SOLUTIONS, assignment))

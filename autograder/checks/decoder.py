@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from autograder import reference
-from learner_kit import harness
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
@@ -171,7 +171,7 @@ def _rerun(outcome, case, change, **changed):
     args.update(changed)
     with harness.isolated(), torch.no_grad():
         try:
-            out = outcome.instance(*args.values())
+            out = probes.probe("call", outcome.instance, *args.values())
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
             return None, f"Run again after {change}, your code raised {harness.describe_error(error)}"
     if not isinstance(out, torch.Tensor) or out.shape != outcome.outputs["output"].shape:

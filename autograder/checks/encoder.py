@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from autograder import reference
-from learner_kit import harness
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
@@ -180,7 +180,7 @@ def _padding_changes_nothing(outcome, case):
     changed = torch.where(real[..., None], x, noise)
     with harness.isolated(), torch.no_grad():
         try:
-            out = outcome.instance(changed, mask)
+            out = probes.probe("call", outcome.instance, changed, mask)
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
             return f"Run again with other values at the padded positions of x, your code raised {harness.describe_error(error)}"
     before = outcome.outputs["output"].detach()
@@ -199,14 +199,17 @@ def independent_layers(stack, n_layers):
     """A property: the `stack` ("encoder", "decoder") holds n_layers different layer objects."""
 
     def independent(outcome, case):
-        layers = getattr(outcome.instance, "layers", None)
-        if not isinstance(layers, nn.ModuleList):
+        try:
+            layers = probes.probe("module_list", outcome.instance, "layers")
+        except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+            return f"Reading the {stack}'s `layers` raised {harness.describe_error(error)}"
+        if not layers["is_module_list"]:
             return f"The {stack} should keep its layers in an nn.ModuleList called `layers`."
-        if len(layers) != n_layers:
-            return f"Built with n_layers={n_layers}, `layers` holds {len(layers)} layers."
-        distinct = len({id(layer) for layer in layers})
-        if distinct != len(layers):
-            raise CheckFailure("encoder-shared-layers", f"The {stack}'s `layers` has {len(layers)} slots but only "
+        count, distinct = layers["count"], layers["distinct"]
+        if count != n_layers:
+            return f"Built with n_layers={n_layers}, `layers` holds {count} layers."
+        if distinct != count:
+            raise CheckFailure("encoder-shared-layers", f"The {stack}'s `layers` has {count} slots but only "
                                f"{distinct} distinct layer object{'s' if distinct > 1 else ''}.")
         return ""
 
@@ -214,26 +217,27 @@ def independent_layers(stack, n_layers):
     return independent
 
 
-def _table(module_class):
-    """The `pe` table a fresh instance of `module_class` builds (float64, on the CPU), or an error sentence."""
-    with harness.isolated():
-        try:
-            module = module_class(D_MODEL, MAX_LEN, 0.0)
-        except Exception as error:  # noqa: BLE001
-            return f"Building PositionalEncoding({D_MODEL}, max_len={MAX_LEN}) raised {harness.describe_error(error)}"
-    buffers = dict(module.named_buffers())
-    if "pe" not in buffers:
-        kind = "an attribute" if isinstance(getattr(module, "pe", None), torch.Tensor) else "missing"
+def _table(module):
+    """The `pe` table that a fresh instance builds (float64, on the CPU), or an error sentence.
+
+    `module` is a class, or a built module whose class is meant (the learner's, maybe in the grading sandbox).
+    """
+    try:
+        built = probes.probe("fresh_buffer", module, (D_MODEL, MAX_LEN, 0.0), "pe")
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Building PositionalEncoding({D_MODEL}, max_len={MAX_LEN}) raised {harness.describe_error(error)}"
+    if built["kind"] == "parameter":
+        return "The table `pe` is a parameter: it is fixed, so it belongs in a buffer."
+    if built["kind"] != "buffer":
+        kind = "an attribute" if built["kind"] == "attribute" else "missing"
         return (f"The table `pe` is {kind}, not a buffer: keep it with self.register_buffer('pe', ...) so that it "
                 "moves with .to(device) and is saved with the model, but is never trained.")
-    if isinstance(getattr(module, "pe", None), nn.Parameter) or any(name == "pe" for name, _ in module.named_parameters()):
-        return "The table `pe` is a parameter: it is fixed, so it belongs in a buffer."
-    return buffers["pe"].detach().to(torch.float64, copy=True)
+    return built["value"]
 
 
 def _sinusoid_table(outcome, case):
     """The learner's own table (from a fresh instance, not the copied one) is the sinusoidal encoding."""
-    mine = _table(type(outcome.instance))
+    mine = _table(outcome.instance)
     if isinstance(mine, str):
         return mine
     want = _table(reference.PositionalEncoding)

@@ -7,7 +7,7 @@ changes many of them.
 import torch
 
 from autograder import reference
-from learner_kit import harness
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
@@ -39,7 +39,7 @@ def _position_wise(outcome, case):
     changed[:, 0] += 1.0
     with harness.isolated(), torch.no_grad():
         try:
-            out = outcome.instance(changed)
+            out = probes.probe("call", outcome.instance, changed)
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
             return f"Run on x changed at position 0, your code raised {harness.describe_error(error)}"
     if not isinstance(out, torch.Tensor) or not harness.close(out[:, 1:], outcome.outputs["output"][:, 1:]):

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import reference
-from learner_kit import harness
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
@@ -151,20 +151,13 @@ def _target_embedding(outcome, case):
     model = outcome.instance
     src, tgt, src_mask, tgt_mask = _args(case)
     results = {}
-    with harness.isolated(), torch.no_grad():
-        try:
-            memory = model.encode(src, src_mask)
-            before = model.decode(memory, src_mask, tgt, tgt_mask)
-            for side in ("src_embed", "tgt_embed"):
-                parameters = list(getattr(model, side).parameters())
-                saved = [p.detach().clone() for p in parameters]
-                for p in parameters:
-                    p.add_(_noise(p))
-                results[side] = model.decode(memory, src_mask, tgt, tgt_mask)
-                for p, value in zip(parameters, saved):
-                    p.copy_(value)
-        except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return f"Calling encode and decode on their own raised {harness.describe_error(error)}"
+    try:
+        memory = probes.probe("call_method", model, "encode", src, src_mask)
+        before = probes.probe("call_method", model, "decode", memory, src_mask, tgt, tgt_mask)
+        for side in ("src_embed", "tgt_embed"):
+            results[side] = probes.probe("with_noise", model, side, "decode", memory, src_mask, tgt, tgt_mask)
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Calling encode and decode on their own raised {harness.describe_error(error)}"
     if not harness.close(results["src_embed"], before):
         raise CheckFailure("transformer-tgt-uses-src-embed", "With the encoder's memory fixed, changing the weights of "
                            "src_embed changed what decode returns: decode must read the target through tgt_embed.")
@@ -172,11 +165,6 @@ def _target_embedding(outcome, case):
         raise CheckFailure("transformer-tgt-uses-src-embed", "Changing the weights of tgt_embed does not change what "
                            "decode returns: decode must read the target through tgt_embed.")
     return ""
-
-
-def _noise(parameter):
-    generator = torch.Generator().manual_seed(parameter.numel())
-    return torch.randn(parameter.shape, generator=generator, dtype=torch.float64).to(parameter.dtype)
 
 
 def _methods(outcome, case):
@@ -189,12 +177,12 @@ def _methods(outcome, case):
         want_model.eval().to(dtype=case.dtype)
         want_memory = want_model.encode(src, src_mask)
         want_hidden = want_model.decode(want_memory, src_mask, tgt, tgt_mask)
-        try:
-            memory = model.encode(src, src_mask)
-            hidden = model.decode(want_memory, src_mask, tgt, tgt_mask)
-            generated = model.generator(hidden)
-        except Exception as error:  # noqa: BLE001
-            return f"Calling encode, decode and generator on their own raised {harness.describe_error(error)}"
+    try:
+        memory = probes.probe("call_method", model, "encode", src, src_mask)
+        hidden = probes.probe("call_method", model, "decode", want_memory, src_mask, tgt, tgt_mask)
+        generated = probes.probe("call_method", model, "generator", hidden)
+    except Exception as error:  # noqa: BLE001
+        return f"Calling encode, decode and generator on their own raised {harness.describe_error(error)}"
     axes = ("position", "feature")
     for name, mine, theirs, call in (("memory", memory, want_memory, "encode(src, src_mask)"),
                                      ("decoded", hidden, want_hidden, "decode(memory, src_mask, tgt, tgt_mask)")):
@@ -211,13 +199,11 @@ def _methods(outcome, case):
 
 def _xavier(outcome, case):
     """Every parameter with 2 or more dimensions of a freshly built model is Xavier-uniform."""
-    with harness.isolated():
-        try:
-            torch.manual_seed(0)
-            fresh = type(outcome.instance)(*TRANSFORMER_INIT)
-        except Exception as error:  # noqa: BLE001
-            return f"Building a Transformer{TRANSFORMER_INIT} raised {harness.describe_error(error)}"
-    for name, parameter in fresh.named_parameters():
+    try:
+        fresh = probes.probe("fresh_parameters", outcome.instance, TRANSFORMER_INIT)
+    except Exception as error:  # noqa: BLE001
+        return f"Building a Transformer{TRANSFORMER_INIT} raised {harness.describe_error(error)}"
+    for name, parameter in fresh.items():
         if parameter.dim() < 2:
             continue
         weight = parameter.detach().double()

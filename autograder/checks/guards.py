@@ -78,8 +78,8 @@ def forbidden_submodule(instance, extra=()):
     return watch.forbidden_submodule(instance, FORBIDDEN_MODULES + tuple(extra))
 
 
-def dotted_name(klass):
-    return f"{klass.__module__}.{klass.__qualname__}"
+def is_device_error(error):
+    return isinstance(error, RuntimeError) and bool(_DEVICE_ERROR.search(str(error)))
 
 
 # -------------------------------------------------------------- tampering

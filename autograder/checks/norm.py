@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from autograder import reference
-from learner_kit import harness
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
@@ -63,10 +63,14 @@ def _x_and_sublayer(seed, dtype=torch.float32, grad=False):
 
 def _standardised(outcome, case):
     """(output - beta) / gamma has mean 0 and variance 1 over the features of each position."""
-    module, out = outcome.instance, outcome.outputs["output"].detach()
-    if not isinstance(getattr(module, "gamma", None), torch.Tensor) or not isinstance(getattr(module, "beta", None), torch.Tensor):
+    out = outcome.outputs["output"].detach()
+    try:
+        kept = probes.probe("tensor_attributes", outcome.instance, ["gamma", "beta"])
+    except Exception:  # noqa: BLE001 - the learner's module may raise on attribute access
+        kept = {}
+    if not isinstance(kept.get("gamma"), torch.Tensor) or not isinstance(kept.get("beta"), torch.Tensor):
         return "LayerNorm should keep its parameters as self.gamma and self.beta."
-    standard = (out - module.beta.detach()) / module.gamma.detach()
+    standard = (out - kept["beta"]) / kept["gamma"]
     mean, var = standard.mean(dim=-1), standard.var(dim=-1, correction=0)
     for what, values, target in (("mean", mean, 0.0), ("variance", var, 1.0)):
         off = (values - target).abs() > 1e-3

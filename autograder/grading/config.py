@@ -19,7 +19,7 @@ class Settings:
     cell_timeout: int | None = None  # None: nbgrader_config.py's Execute.timeout
     kernel_memory_mb: int = 4096  # address-space cap of each grading kernel
     verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
-    verifier_wall_s: int = 300  # whole out-of-kernel run of one notebook
+    verifier_wall_s: int = 120  # the whole out-of-kernel run of one notebook (its time budget)
 
     def to_json(self):
         return asdict(self)

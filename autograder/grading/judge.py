@@ -13,19 +13,15 @@ A graded cell of another form (a course of free-form test cells, such as the gra
 tests' fixture) is run inside the server instead, guarded as before; its verdict is only as
 strong as that process.
 
-Status: `autograder grade` does not use the Judge yet (verify.py still runs the hidden
-cells beside the learner's code). Before it can, the hidden-only properties of
-PositionwiseFeedForward, LayerNorm, PositionalEncoding, the encoder and decoder layers
-and stacks, and Transformer must stop reading the learner's live module (they call it
-again, read `layers`, `gamma`, `pe`, `encode`): each becomes a case the server runs.
-tests/test_judge.py holds what works today.
+Checks that need more than results (call the learner's module again, read its `layers`,
+build a fresh one) go through learner_kit.probes, which a RemoteInstance runs in the server.
+verify.py puts this together for one notebook after another.
 """
 import ast
 import contextlib
 import io
 import os
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -37,7 +33,6 @@ from learner_kit import harness, wire
 
 CHECK_FUNCTIONS = {"check": "aspect", "visible_problem": "visible", "check_visible": "visible"}
 STARTUP_S = 120  # the server's first start imports torch
-MAX_MESSAGE = 2000
 
 
 class SessionFailure(Exception):
@@ -52,7 +47,14 @@ class GradedCall:
 
 
 def graded_call(cell):
-    """The check a graded cell makes, or None when the cell is not one call of the checks."""
+    """The check a graded cell makes, or None when the cell is not one call of the checks of a known unit."""
+    from autograder.checks.core import CUSTOM_CHECKS, UNITS
+
+    found = _graded_call(cell)
+    return found if found is not None and (found.unit in UNITS or found.unit in CUSTOM_CHECKS) else None
+
+
+def _graded_call(cell):
     try:
         tree = ast.parse(cell.source)
     except SyntaxError:
@@ -236,7 +238,7 @@ class RemoteUnit(harness.Remote):
         except SessionFailure as failure:
             error = TimeoutError(f"the notebook's code could not be run: {failure}")
             return harness.Outcome(error=error, error_type="TimeoutError", inputs=inputs)
-        return _outcome(reply, inputs, guard)
+        return _outcome(reply, inputs, guard, self.session)
 
     def call(self, args, guard=None):
         """(result, error, forbidden) of unit(*args) in the child; module arguments get their counters back."""
@@ -251,6 +253,26 @@ class RemoteUnit(harness.Remote):
                         setattr(args[name], key, value)
         error = wire.rebuilt_error(reply["error"]) if isinstance(reply.get("error"), dict) else None
         return _rebuilt_value(reply.get("result")), error, _found(reply)
+
+
+class RemoteInstance(harness.Remote):
+    """A module the learner's class built in the sandbox: its parameters' gradients, and probes run there."""
+
+    def __init__(self, session, number, grads):
+        self.session, self.number, self.grads = session, number, grads
+
+    def named_parameters(self):
+        return [(name, SimpleNamespace(grad=grad)) for name, grad in self.grads.items()]
+
+    def run_probe(self, name, *args):
+        """learner_kit.probes' `name` on this module, in the sandbox; raises what the learner's code raised."""
+        try:
+            reply = self.session.ask({"op": "probe", "probe": name, "instance": self.number, "args": list(args)})
+        except SessionFailure as failure:
+            raise TimeoutError(f"the notebook's code could not be run: {failure}") from None
+        if isinstance(reply.get("error"), dict):
+            raise wire.rebuilt_error(reply["error"])
+        return _rebuilt_value(reply.get("result"))
 
 
 def _fresh(value):
@@ -272,7 +294,7 @@ def _tensors(mapping):
     return {str(k): v for k, v in mapping.items() if isinstance(v, torch.Tensor) or v is None}
 
 
-def _outcome(reply, inputs, guard):
+def _outcome(reply, inputs, guard, session):
     """A harness.Outcome from the child's reply (every field checked: the reply is the learner's to forge)."""
     outcome = harness.Outcome(inputs=inputs)
     if isinstance(reply.get("error"), dict):
@@ -291,9 +313,8 @@ def _outcome(reply, inputs, guard):
     for name, grad in _tensors(reply.get("input_grads")).items():
         if isinstance(inputs.get(name), torch.Tensor) and inputs[name].requires_grad:
             inputs[name].grad = grad
-    if isinstance(reply.get("param_grads"), dict):
-        grads = _tensors(reply["param_grads"])
-        outcome.instance = SimpleNamespace(named_parameters=lambda: [(n, SimpleNamespace(grad=g)) for n, g in grads.items()])
+    if isinstance(reply.get("instance"), int):
+        outcome.instance = RemoteInstance(session, reply["instance"], _tensors(reply.get("param_grads")))
     if guard is not None and guard.found is None:
         guard.found = _found(reply)
     return outcome
@@ -344,51 +365,3 @@ def judge_cell(session, graded, units):
         except CheckFailure as failure:
             return False, str(failure)
 
-
-class Judge:
-    """A unit server and the verdicts on one notebook after another (the out-of-process successor of verify.Verifier)."""
-
-    def __init__(self, settings, cell_timeout):
-        from autograder.grading.verify import child_env
-        from autograder.paths import ROOT
-
-        server_script = ROOT / "learner_kit" / "unit_server.py"
-        self.settings, self.cell_timeout = settings, cell_timeout
-        self.server = UnitServer([sys.executable, "-I", str(server_script), str(ROOT)], env=child_env())
-
-    def start(self):
-        """Start the server now (call it early: it imports torch meanwhile)."""
-        self.server.start()
-
-    def close(self):
-        self.server.close()
-
-    def verify(self, source_notebook, submitted_notebook):
-        """{grade_id: (passed, message)} for every graded cell of ``source_notebook``."""
-        from autograder.grading.verify import payload_cells
-
-        limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.verifier_wall_s, "file_mb": 64}
-        graded = source_notebook.graded
-        cells = [c for c in payload_cells(source_notebook, submitted_notebook) if c["kind"] != "test"]
-        try:
-            session, loaded = self.server.notebook(cells, self.cell_timeout, limits, self.settings.verifier_wall_s)
-        except SessionFailure as failure:
-            return {cell.grade_id: (False, f"Not graded: the notebook's code could not be run ({failure}).") for cell in graded}
-        broken = {str(k).split("-")[0]: str(v) for k, v in (loaded.get("answer_failures") or {}).items()}
-        verdicts, units = {}, {}
-        for cell in graded:
-            call = graded_call(cell)
-            try:
-                if call is None:
-                    reply = session.ask({"op": "test_cell", "source": cell.source})
-                    passed, message = reply.get("passed") is True, str(reply.get("message") or "")
-                else:
-                    passed, message = judge_cell(session, call, units)
-            except SessionFailure as failure:
-                passed, message = False, f"Not graded: the run of this notebook stopped before this cell ({failure})."
-            unit = cell.grade_id.split("-")[0]
-            if not passed and unit in broken and "stopped before" not in message:
-                message += f" (the answer cell of {unit} stopped with {broken[unit]})"
-            verdicts[cell.grade_id] = (passed, message[:MAX_MESSAGE])
-        session.end()
-        return verdicts

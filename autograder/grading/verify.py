@@ -1,27 +1,21 @@
-"""Grade a submitted notebook again outside nbgrader's kernel (the parent side of verifier_child.py).
+"""The verdict on a submitted notebook, decided outside nbgrader's kernel and outside the learner's process.
 
-The child is untrusted: it runs the learner's code. Only well-formed report lines that carry
-this run's token and name a graded cell count, the first one per cell; a cell without a
-valid report failed.
+The learner's answer cells, with the source notebook's provided code and the definitions of
+its ordinary cells, run in a unit server child (learner_kit/unit_server.py); the judge
+(judge.py) decides each graded cell here, running the checks against that child. nbgrader's
+own run in the kernel can only lower a score (combine.py); this verdict is the one that counts.
 """
 import ast
-import json
 import os
-import secrets
-import select
-import signal
-import subprocess
 import sys
-import time
-from pathlib import Path
+import traceback
 
-from autograder.grading.limits import describe_exit, kill_group
+from autograder.grading.judge import SessionFailure, UnitServer, graded_call, judge_cell
 from autograder.grading.source import ANSWER, CODE, PROVIDED, TEST, classify
 from autograder.paths import ROOT
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-CHILD = Path(__file__).with_name("verifier_child.py")
-MAX_REPORT_BYTES = 1 << 20
+SERVER = ROOT / "learner_kit" / "unit_server.py"
 MAX_MESSAGE = 2000
 
 
@@ -46,19 +40,29 @@ def definitions_only(source):
     return ast.unparse(ast.Module(body=kept, type_ignores=[]))
 
 
-def payload_cells(source_notebook, submitted_notebook):
-    """The cells the child runs, in the source's order: the source's provided code, test cells and
-    the definitions of its ordinary cells, with the learner's answer cells in place of its own."""
+def payload_segments(source_notebook, submitted_notebook):
+    """[(cells the child runs, the graded cells judged after them)], in the source's order.
+
+    The child runs the source's provided code and the definitions of its ordinary cells, with
+    the learner's answer cells in place of its own; no test cell runs there (the judge decides
+    them). Judging each graded cell right after the cells before it, as the notebook does,
+    means that an answer cell that ends its process costs only the cells after it.
+    """
     answers = submitted_answers(submitted_notebook)
-    cells = []
+    segments, cells = [], []
     for cell in source_notebook.cells:
-        if cell.kind == ANSWER and cell.grade_id in answers:
+        if cell.kind == TEST:
+            if cells or not segments:
+                segments.append((cells, []))
+                cells = []
+            segments[-1][1].append(cell)
+        elif cell.kind == ANSWER and cell.grade_id in answers:
             cells.append({"kind": "answer", "grade_id": cell.grade_id, "source": answers[cell.grade_id]})
-        elif cell.kind in (TEST, PROVIDED):
+        elif cell.kind == PROVIDED:
             cells.append({"kind": cell.kind, "grade_id": cell.grade_id, "source": cell.source})
         elif cell.kind == CODE:
             cells.append({"kind": cell.kind, "grade_id": None, "source": definitions_only(cell.source)})
-    return cells
+    return segments
 
 
 def child_env():
@@ -73,100 +77,67 @@ def child_env():
     }
 
 
-def parse_report(data: bytes, token, graded_ids):
-    """{grade_id: (passed, message)} from the child's report lines, and whether it said it was done."""
-    verdicts, done = {}, False
-    for raw in data[:MAX_REPORT_BYTES].splitlines():
-        try:
-            line = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if not isinstance(line, dict) or line.get("token") != token:
-            continue
-        if line.get("done") is True:
-            done = True
-            continue
-        grade_id, passed, message = line.get("grade_id"), line.get("passed"), line.get("message")
-        if grade_id in graded_ids and grade_id not in verdicts and isinstance(passed, bool) and isinstance(message, str):
-            verdicts[grade_id] = (passed, message[:MAX_MESSAGE])
-    return verdicts, done
-
-
 class Verifier:
-    """A verifier_child.py server (torch imported once) that forks one limited child per notebook."""
+    """A unit server (torch imported once) and the judge's verdicts on one notebook after another."""
 
     def __init__(self, settings, cell_timeout):
-        self.settings, self.cell_timeout, self.server, self.pending = settings, cell_timeout, None, b""
+        self.settings, self.cell_timeout = settings, cell_timeout
+        self.server = UnitServer([sys.executable, "-I", str(SERVER), str(ROOT)], env=child_env())
 
     def start(self):
-        """The running server, started if need be (call it early: it imports torch meanwhile)."""
-        if self.server is None or self.server.poll() is not None:
-            self.server = subprocess.Popen(
-                [sys.executable, "-I", str(CHILD), str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                env=child_env(), cwd="/", start_new_session=True, bufsize=0,
-            )
-            self.pending = b""
-        return self.server
-
-    def _answer(self, deadline):
-        """The server's next JSON line, or None when it says nothing before ``deadline`` (or has gone)."""
-        while b"\n" not in self.pending:
-            remaining = deadline - time.monotonic()
-            descriptor = self.server.stdout.fileno()
-            if remaining <= 0 or not select.select([descriptor], [], [], remaining)[0]:
-                return None
-            chunk = os.read(descriptor, 65536)
-            if not chunk:
-                return None
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        return json.loads(line)
+        """Start the server now (call it early: it imports torch meanwhile)."""
+        self.server.start()
 
     def close(self):
-        if self.server is not None:
-            kill_group(self.server)
-            self.server.wait()
-            self.server = None
+        self.server.close()
 
-    def _run_child(self, request, wall_s):
-        """(returncode or None, timed_out) of the forked child that serves ``request``."""
-        try:
-            self.start().stdin.write(json.dumps(request).encode() + b"\n")
-            started = self._answer(time.monotonic() + 120)  # the server's first start imports torch
-        except (OSError, ValueError):  # the server has gone (a child may kill it)
-            started = None
-        if not started:
-            self.close()
-            return None, False
-        status = self._answer(time.monotonic() + wall_s)
-        timed_out = status is None
-        if timed_out:
-            try:
-                os.killpg(started["pid"], signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            status = self._answer(time.monotonic() + 10)
-        if status is None:  # the server itself is stuck (a child may signal it): start a new one next time
-            self.close()
-            return None, timed_out
-        return os.waitstatus_to_exitcode(status["status"]), timed_out
-
-    def verify(self, source_notebook, submitted_notebook, workdir: Path):
+    def verify(self, source_notebook, submitted_notebook):
         """{grade_id: (passed, message)} for every graded cell of ``source_notebook``."""
-        workdir.mkdir(parents=True, exist_ok=True)
-        (workdir / "cwd").mkdir(exist_ok=True)
-        payload = {"cell_timeout": self.cell_timeout, "cells": payload_cells(source_notebook, submitted_notebook)}
-        (workdir / "payload.json").write_text(json.dumps(payload), encoding="utf-8")
-        token, wall_s = secrets.token_hex(16), self.settings.verifier_wall_s
-        request = {
-            "payload": str(workdir / "payload.json"), "report": str(workdir / "report.jsonl"), "stderr": str(workdir / "stderr.txt"),
-            "cwd": str(workdir / "cwd"), "token": token, "memory_mb": self.settings.verifier_memory_mb, "cpu_s": wall_s,
-        }
-        returncode, timed_out = self._run_child(request, wall_s)
-        report = workdir / "report.jsonl"
-        graded_ids = {cell.grade_id for cell in source_notebook.graded}
-        verdicts, done = parse_report(report.read_bytes() if report.is_file() else b"", token, graded_ids)
-        why = "it sent no result for it" if done else describe_exit(returncode, timed_out, wall_s)
-        for grade_id in graded_ids - verdicts.keys():
-            verdicts[grade_id] = (False, f"Not graded: the run of this notebook outside the notebook kernel stopped before this cell ({why}).")
+        limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.verifier_wall_s, "file_mb": 64}
+        graded = source_notebook.graded
+        try:
+            session, _ = self.server.notebook([], self.cell_timeout, limits, self.settings.verifier_wall_s)
+        except SessionFailure as failure:
+            return {cell.grade_id: (False, f"Not graded: the notebook's code could not be run ({failure}).") for cell in graded}
+        verdicts, broken, units = {}, {}, {}
+        try:
+            for cells, tests in payload_segments(source_notebook, submitted_notebook):
+                self._run_cells(session, cells, broken)
+                verdicts.update(self._judge_cells(session, tests, broken, units))
+        finally:
+            session.end()
+        return verdicts
+
+    def _run_cells(self, session, cells, broken):
+        """Run ``cells`` in the child; note in ``broken`` the units whose answer cell failed."""
+        if session.dead or not cells:
+            return
+        try:
+            reply = session.ask({"op": "run_cells", "cells": cells})
+        except SessionFailure:
+            return  # the cells after say why
+        failures = reply.get("answer_failures") if isinstance(reply.get("answer_failures"), dict) else {}
+        broken.update({str(k).split("-")[0]: str(v) for k, v in failures.items()})
+
+    def _judge_cells(self, session, graded, broken, units):
+        verdicts = {}
+        for cell in graded:
+            call = graded_call(cell)
+            try:
+                if session.dead:
+                    raise SessionFailure(session.dead)
+                if call is None:
+                    reply = session.ask({"op": "test_cell", "source": cell.source})
+                    passed, message = reply.get("passed") is True, str(reply.get("message") or "")
+                else:
+                    passed, message = judge_cell(session, call, units)
+            except SessionFailure as failure:
+                passed, message = False, f"Not graded: the run of this notebook stopped before this cell ({failure})."
+            except Exception:  # a grader bug costs this cell, with a message, not the notebook
+                traceback.print_exc()
+                passed, message = False, f"Not graded: internal grading error ({traceback.format_exc().splitlines()[-1]})."
+            unit = cell.grade_id.split("-")[0]
+            if not passed and unit in broken and "stopped before" not in message:
+                message += f" (the answer cell of {unit} stopped with {broken[unit]})"
+            verdicts[cell.grade_id] = (passed, message[:MAX_MESSAGE])
         return verdicts

@@ -62,7 +62,7 @@ def grade_notebooks(course, verifier, submission, sources, workdir):
             records += zero_records(submission, source, f"Not graded: {unreadable[source.name]}.")
             continue
         with timed(f"out-of-kernel check of {source.name}"):
-            verdicts = verifier.verify(source, notebooks[source.name], workdir / source.name)
+            verdicts = verifier.verify(source, notebooks[source.name])
         nbgrader = course.results(submission, source)
         reason = short_reason(failure) if failure else "no autograded notebook"
         notebook_records = combined_records(submission, source, nbgrader, verdicts, reason)

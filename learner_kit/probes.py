@@ -1,0 +1,116 @@
+"""Experiments on a learner's built module that some checks need beyond its results.
+
+Each probe runs the learner's module (call it again, call one of its methods, build a fresh
+one, read its parameters) and returns plain data: tensors, numbers, strings and dicts of
+them. The judgement (is the padding invisible? is the table sinusoidal?) stays with the
+checks. `probe()` runs a probe here, or, for a unit that lives in the grading sandbox, asks
+the sandbox to run it there (the unit server knows these by name). They hold no solution.
+"""
+import torch
+from torch import nn
+
+from learner_kit import harness
+
+
+def call(module, *args):
+    """The module's forward on `args`, without gradients."""
+    with harness.isolated(), torch.no_grad():
+        return module(*args)
+
+
+def call_method(module, method, *args):
+    """module.<method>(*args) without gradients; `method` may be dotted ("generator")."""
+    target = module
+    for part in method.split("."):
+        target = getattr(target, part)
+    with harness.isolated(), torch.no_grad():
+        return target(*args)
+
+
+def call_chain(module, steps):
+    """Methods called in turn, each step (method, args) where an arg "<k>" stands for step k's result."""
+    results = []
+    with harness.isolated(), torch.no_grad():
+        for method, args in steps:
+            target = module
+            for part in method.split("."):
+                target = getattr(target, part)
+            resolved = [results[int(a[1:-1])] if isinstance(a, str) and a.startswith("<") else a for a in args]
+            results.append(target(*resolved))
+    return results
+
+
+def noise_for(parameter):
+    """Seeded noise of a parameter's shape (the seed is its size): the same on both sides of the sandbox."""
+    generator = torch.Generator().manual_seed(parameter.numel())
+    return torch.randn(parameter.shape, generator=generator, dtype=torch.float64).to(parameter.dtype)
+
+
+def with_noise(module, submodule, method, *args):
+    """module.<method>(*args) with noise added to every parameter of module.<submodule>, restored afterwards."""
+    parameters = list(getattr(module, submodule).parameters())
+    saved = [p.detach().clone() for p in parameters]
+    try:
+        with torch.no_grad():
+            for p in parameters:
+                p.add_(noise_for(p))
+        return call_method(module, method, *args)
+    finally:
+        with torch.no_grad():
+            for p, value in zip(parameters, saved):
+                p.copy_(value)
+
+
+def module_list(module, attribute):
+    """{'is_module_list', 'count', 'distinct'} of module.<attribute>."""
+    layers = getattr(module, attribute, None)
+    if not isinstance(layers, nn.ModuleList):
+        return {"is_module_list": False, "count": 0, "distinct": 0}
+    return {"is_module_list": True, "count": len(layers), "distinct": len({id(layer) for layer in layers})}
+
+
+def tensor_attributes(module, names):
+    """{name: the tensor module.<name> holds, or None}."""
+    found = {}
+    for name in names:
+        value = getattr(module, name, None)
+        found[name] = value.detach().clone() if isinstance(value, torch.Tensor) else None
+    return found
+
+
+def fresh_buffer(module, init, name, seed=0):
+    """What a fresh instance of the module's class (or of `module`, a class), built with `init`, keeps as `name`.
+
+    {'kind': 'buffer' | 'parameter' | 'attribute' | 'missing', 'value': tensor (float64, CPU) or None}.
+    """
+    with harness.isolated():
+        harness.seed(seed)
+        fresh = (module if isinstance(module, type) else type(module))(*init)
+    value = getattr(fresh, name, None)
+    if name in dict(fresh.named_buffers()):
+        kind = "buffer"
+    elif isinstance(value, nn.Parameter) or any(n == name for n, _ in fresh.named_parameters()):
+        kind = "parameter"
+    else:
+        kind = "attribute" if isinstance(value, torch.Tensor) else "missing"
+    tensor = dict(fresh.named_buffers()).get(name) if kind == "buffer" else value if isinstance(value, torch.Tensor) else None
+    return {"kind": kind, "value": tensor.detach().to(torch.float64, copy=True).cpu() if tensor is not None else None}
+
+
+def fresh_parameters(module, init, seed=0):
+    """{name: parameter} of a fresh instance of the module's class, built with `init` after seeding torch."""
+    with harness.isolated():
+        torch.manual_seed(seed)
+        fresh = type(module)(*init)
+    return {name: p.detach().clone() for name, p in fresh.named_parameters()}
+
+
+PROBES = {f.__name__: f for f in (call, call_method, call_chain, with_noise, module_list, tensor_attributes,
+                                  fresh_buffer, fresh_parameters)}
+
+
+def probe(name, module, *args):
+    """PROBES[name](module, *args), here or in the sandbox that holds `module`; raises what the learner's code raised."""
+    if isinstance(module, harness.Remote):
+        return module.run_probe(name, *args)
+    return PROBES[name](module, *args)
