@@ -11,7 +11,7 @@ LAB_ARGS ?=
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv lab test test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
+.PHONY: help venv sandbox-tool lab test test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -33,6 +33,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -c "import torch, nbgrader, autograder, learner_kit" 
 	touch $@
 
+# Grading runs learners' code in bubblewrap (autograder/grading/sandbox.py). Installed here with
+# apt-get where that is possible (Debian-like, as root); otherwise `autograder grade` says how.
+sandbox-tool:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap (the grading sandbox)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap) to grade"; fi; }
+
 lab: $(STAMP)
 	$(BIN)/python -m learner_kit.workspace course $(WORKSPACE)
 	cd $(WORKSPACE) && $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
@@ -40,7 +49,7 @@ lab: $(STAMP)
 
 test: test-unit test-notebooks
 
-test-unit: $(STAMP)
+test-unit: $(STAMP) sandbox-tool
 	$(BIN)/python -m pytest tests
 
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU
@@ -64,13 +73,13 @@ release: $(STAMP)
 student-pack: $(STAMP)
 	$(BIN)/python -m autograder.student_pack dist
 
-autograde: $(STAMP)
+autograde: $(STAMP) sandbox-tool
 	@test -n "$(SUBMITTED)" -a -n "$(OUT)" || (echo "usage: make autograde SUBMITTED=dir OUT=dir [JOBS=n]"; exit 2)
 	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1)
 
 # Stock `nbgrader autograde` against `autograder grade` on N perfect students (STUDENTS=n JOBS=n);
 # 20 by default: a class, over which the per-job start-up is spread as it is in real use.
-bench: $(STAMP)
+bench: $(STAMP) sandbox-tool
 	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),20) --jobs $(or $(JOBS),2)
 
 # The capstone's model trained with seeds 0, 1 and 2: steps, seconds, held-out accuracy, attention shape.
@@ -78,7 +87,7 @@ bench-train: $(STAMP)
 	$(BIN)/python -m tests.test_capstone
 
 # Synthetic submissions (perfect, empty, typical mistakes, a cheat) graded, as a table.
-demo-grade: $(STAMP)
+demo-grade: $(STAMP) sandbox-tool
 	$(BIN)/python -m autograder.grading.demo --jobs $(or $(JOBS),2)
 
 # The bug zoo and the right-answer zoo of autograder.checks, as a table.

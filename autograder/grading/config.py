@@ -20,6 +20,7 @@ class Settings:
     kernel_memory_mb: int = 4096  # address-space cap of each grading kernel
     verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
     verifier_wall_s: int = 120  # the whole out-of-kernel run of one notebook (its time budget)
+    sandbox: bool = True  # learners' code runs in bubblewrap (sandbox.py); False only with --no-sandbox
 
     def to_json(self):
         return asdict(self)

@@ -14,6 +14,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from autograder.grading import sandbox
 from autograder.grading.combine import zero_submission
 from autograder.grading.config import configured_db_url
 from autograder.grading.feedback_page import write_fallbacks
@@ -27,7 +28,11 @@ from autograder.paths import ROOT
 
 
 class GradingError(Exception):
-    """Grading could not run at all (bad arguments, no sources, a broken gradebook)."""
+    """Grading could not run at all (bad arguments, no sources, a broken gradebook, no sandbox)."""
+
+
+NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the grader's rights and view of this "
+                      "machine; do not trust these grades for untrusted submissions")
 
 
 def split(items, jobs):
@@ -108,12 +113,24 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         raise GradingError(f"{source_dir}: no source notebooks to grade against")
     if submitted == out or submitted in out.parents:
         raise GradingError("--out must not be the submitted folder or inside it (SUBMITTED is never modified)")
+    if settings.sandbox:
+        try:
+            sandbox.check_available()
+        except sandbox.SandboxUnavailable as error:
+            raise GradingError(str(error)) from None
     sources, warnings = readable_sources(source_dir)
+    if not settings.sandbox:
+        warnings.insert(0, NO_SANDBOX_WARNING)
     submissions, more = find_submissions(submitted, set(sources))
     warnings += more
     for warning in warnings:
         log(f"warning: {warning}")
     out.mkdir(parents=True, exist_ok=True)
+    unsandboxed = out / "WARNING-no-sandbox.txt"
+    if not settings.sandbox:
+        unsandboxed.write_text(NO_SANDBOX_WARNING + "\n", encoding="utf-8")
+    elif unsandboxed.exists():
+        unsandboxed.unlink()
     keys = {s.key: input_key(s, sources[s.assignment], settings) for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} with {jobs} job(s)")

@@ -7,15 +7,13 @@ own run in the kernel can only lower a score (combine.py); this verdict is the o
 """
 import ast
 import os
-import sys
 import traceback
 
+from autograder.grading import sandbox
 from autograder.grading.judge import SessionFailure, UnitServer, graded_call, judge_cell
 from autograder.grading.source import ANSWER, CODE, PROVIDED, TEST, classify
-from autograder.paths import ROOT
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-SERVER = ROOT / "learner_kit" / "unit_server.py"
 MAX_MESSAGE = 2000
 
 
@@ -82,7 +80,8 @@ class Verifier:
 
     def __init__(self, settings, cell_timeout):
         self.settings, self.cell_timeout = settings, cell_timeout
-        self.server = UnitServer([sys.executable, "-I", str(SERVER), str(ROOT)], env=child_env())
+        env = child_env()
+        self.server = UnitServer(sandbox.unit_server_command(env, sandboxed=settings.sandbox), env=env)
 
     def start(self):
         """Start the server now (call it early: it imports torch meanwhile)."""

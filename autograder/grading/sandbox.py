@@ -1,0 +1,85 @@
+"""The grading sandbox: bubblewrap around the processes that run learners' code.
+
+Inside: no network, no other process (its own pid namespace: nothing it starts outlives
+it, and it can signal nothing of the grader's), an unprivileged user, a read-only view of
+the system, of the Python installation and of the course's `learner_kit` (nothing else of
+the checkout: no reference, no hidden tests, no `solutions/`), and a private /tmp that is
+discarded with it. No submission, no OUT, no gradebook, no other notebook's files. Only
+the descriptors the grader hands over are open. The unit server (learner_kit/unit_server.py)
+runs in one per grading job and kills everything but itself between two notebooks.
+
+bubblewrap is Debian's `bubblewrap` package (`make test` installs it where it may).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from autograder.paths import ROOT
+
+CODE = "/sandbox/code"  # where learner_kit appears inside
+SYSTEM = ("/usr", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
+          "/etc/fonts")
+MERGED_USR = {"/bin": "usr/bin", "/lib": "usr/lib", "/lib64": "usr/lib64", "/sbin": "usr/sbin"}
+HOW_TO_INSTALL = (
+    "Grading runs learners' code in a bubblewrap sandbox. Install it (Debian, Ubuntu: `sudo apt-get install bubblewrap`; "
+    "Fedora: `sudo dnf install bubblewrap`), or grade without it with --no-sandbox (not safe for untrusted code). "
+    "On Ubuntu 23.10 and later, AppArmor may block the user namespaces it needs "
+    "(sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for bwrap); inside Docker, "
+    "run the container with a seccomp profile that allows them."
+)
+
+
+class SandboxUnavailable(Exception):
+    """bubblewrap is missing or cannot make a sandbox on this machine; str() says how to fix it."""
+
+
+def _python_dirs():
+    """The Python installation and the environment the grader runs in (read-only inside)."""
+    dirs = {Path(sys.base_prefix).resolve(), Path(sys.prefix).absolute()}
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    if not any(stdlib.is_relative_to(d) for d in dirs):
+        dirs.add(stdlib)
+    return sorted(str(d) for d in dirs)
+
+
+def command(argv, env):
+    """The bwrap command line that runs ``argv`` (paths inside the sandbox) with exactly ``env``."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed. " + HOW_TO_INSTALL)
+    line = [bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--die-with-parent",
+            "--new-session", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for path in SYSTEM:
+        line += ["--ro-bind-try", path, path]
+    for link, target in MERGED_USR.items():
+        line += ["--symlink", target, link] if os.path.islink(link) else ["--ro-bind-try", link, link]
+    for path in _python_dirs():
+        line += ["--ro-bind", path, path]
+    line += ["--ro-bind", str(ROOT / "learner_kit"), f"{CODE}/learner_kit", "--chdir", "/tmp", "--clearenv"]
+    for key, value in env.items():
+        line += ["--setenv", key, value]
+    return line + ["--", *argv]
+
+
+def unit_server_command(env, sandboxed=True):
+    """The command that starts the unit server, in the sandbox unless ``sandboxed`` is False."""
+    if not sandboxed:
+        return [sys.executable, "-I", str(ROOT / "learner_kit" / "unit_server.py"), str(ROOT)]
+    inside = {**env, "HOME": "/tmp", "TMPDIR": "/tmp"}
+    argv = [sys.executable, "-I", f"{CODE}/learner_kit/unit_server.py", CODE, "--pid-namespace"]
+    return command(argv, inside)
+
+
+def check_available():
+    """Raise SandboxUnavailable unless a sandbox can be made and runs this Python."""
+    line = command([sys.executable, "-I", "-c", "print('sandbox ok')"], {"PATH": "/usr/bin:/bin"})
+    try:
+        result = subprocess.run(line, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SandboxUnavailable(f"bubblewrap could not start ({error}). " + HOW_TO_INSTALL) from None
+    if result.returncode != 0 or "sandbox ok" not in result.stdout:
+        why = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SandboxUnavailable(f"bubblewrap could not make a sandbox here ({why}). " + HOW_TO_INSTALL)

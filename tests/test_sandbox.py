@@ -1,0 +1,91 @@
+"""The unit server runs learners' code in bubblewrap: what it cannot see, keep or reach.
+
+Each attack is an answer cell of 01-attention that would earn the points (or leave a
+trace) only if the sandbox let it: read the reference and use it, write outside, start
+a process that outlives the notebook, connect to the grader's machine.
+"""
+import os
+import socket
+import time
+
+import nbformat
+import pytest
+
+from autograder.grading import sandbox
+from autograder.grading.config import Settings
+from autograder.grading.source import load_assignment
+from autograder.grading.verify import Verifier
+from autograder.paths import COURSE, ROOT, SOLUTIONS
+
+READ_THE_REFERENCE = f'''
+namespace = {{}}
+exec(open({str(ROOT / "autograder" / "reference.py")!r}).read(), namespace)
+scaled_dot_product_attention = namespace["scaled_dot_product_attention"]
+'''
+LEAVE_A_TRACE = '''
+import subprocess
+open({marker!r}, "w").write("escaped")
+subprocess.Popen(["sleep", "{tag}"], start_new_session=True)
+import socket
+socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"hello")
+'''
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    sandbox.check_available()
+    verifier = Verifier(Settings(verifier_wall_s=30, sandbox=True), cell_timeout=10)
+    verifier.start()
+    yield verifier
+    verifier.close()
+
+
+def with_answer(source):
+    nb = nbformat.read(str(COURSE / "01-attention" / "01-attention.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention":
+            cell.source = source
+    return nb
+
+
+def attention():
+    return load_assignment(SOLUTIONS, "01-attention")[0]
+
+
+def test_the_sandbox_grades_right_answers(verifier):
+    verdicts = verifier.verify(attention(), nbformat.read(str(SOLUTIONS / "01-attention" / "01-attention.ipynb"), as_version=4))
+    assert all(passed for passed, _ in verdicts.values()), verdicts
+
+
+def test_the_reference_cannot_be_read(verifier):
+    verdicts = verifier.verify(attention(), with_answer(READ_THE_REFERENCE))
+    assert not any(passed for passed, _ in verdicts.values())
+    assert "No such file or directory" in verdicts["scaled_dot_product_attention-hidden-values"][1]
+
+
+def test_nothing_outlives_or_leaves_the_sandbox(verifier, tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    marker, tag = tmp_path / "escaped.txt", str(100000 + os.getpid())
+    verifier.verify(attention(), with_answer(LEAVE_A_TRACE.format(marker=str(marker), tag=tag, port=listener.getsockname()[1])))
+    assert not marker.exists()
+    with pytest.raises(socket.timeout):
+        listener.accept()
+    time.sleep(0.5)
+    sleepers = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if cmdline[:2] == [b"sleep", tag.encode()]:
+            sleepers.append(pid)
+    assert not sleepers, "a process started by the notebook outlived it"
+
+
+def test_a_missing_bubblewrap_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
+        sandbox.check_available()
