@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.grading.state import grader_digest
@@ -47,10 +48,27 @@ def course(tmp_path_factory):
     (submitted / "broken" / "fx-ctrl" / "fx-ctrl.ipynb").write_text("{ not json", encoding="utf-8")
     (submitted / "misnamed" / "fx-ctrl").mkdir(parents=True)
     (submitted / "misnamed" / "fx-ctrl" / "notes.txt").write_text("hello", encoding="utf-8")
+    write_bad_inputs(submitted, source)
     before = tree_hash(submitted)
     result = grade(submitted, base / "out", source, 2)
     records = json.loads((base / "out" / "results.json").read_text()) if result.returncode == 0 else None
     return {"base": base, "source": source, "submitted": submitted, "before": before, "result": result, "records": records}
+
+
+def write_bad_inputs(submitted, source):
+    """An nbformat 3 notebook, notebooks and folders that are symbolic links, a notebook without nbgrader metadata."""
+    perfect = submitted / "perfect" / "fx-ctrl" / "fx-ctrl.ipynb"
+    (submitted / "format-3" / "fx-ctrl").mkdir(parents=True)
+    nbformat.write(nbformat.convert(nbformat.read(str(perfect), as_version=4), 3),
+                   str(submitted / "format-3" / "fx-ctrl" / "fx-ctrl.ipynb"), version=3)
+    (submitted / "linker" / "fx-ctrl").mkdir(parents=True)
+    (submitted / "linker" / "fx-ctrl" / "fx-ctrl.ipynb").symlink_to(source / "fx-ctrl" / "fx-ctrl.ipynb")
+    (submitted / "linked-student").symlink_to(submitted / "perfect", target_is_directory=True)
+    plain = nbformat.read(str(perfect), as_version=4)
+    for cell in plain.cells:
+        cell.metadata.pop("nbgrader", None)
+    (submitted / "plain" / "fx-ctrl").mkdir(parents=True)
+    nbformat.write(plain, str(submitted / "plain" / "fx-ctrl" / "fx-ctrl.ipynb"))
 
 
 def points(course, student, assignment="fx-attn"):
@@ -155,3 +173,22 @@ def test_serial_rerun_gives_identical_scores_and_resumes(course, tmp_path):
 def test_missing_submitted_folder_is_an_error(tmp_path, course):
     result = grade(tmp_path / "nothing-here", tmp_path / "out", course["source"])
     assert result.returncode != 0 and "no such folder" in result.stderr
+
+
+def test_bad_inputs_get_a_clear_reason_and_nothing_else(course):
+    assert total(course, "format-3", "fx-ctrl") == 2  # nbformat 3 is upgraded and graded
+    linker = [r for r in course["records"] if r["student"] == "linker"]
+    assert linker and all(r["points"] == 0 and "symbolic link" in r["feedback"][0] for r in linker)
+    assert not [r for r in course["records"] if r["student"] == "linked-student"]
+    assert "linked-student: a symbolic link" in course["result"].stderr
+    plain = [r for r in course["records"] if r["student"] == "plain"]
+    assert plain and all(r["points"] == 0 and "no nbgrader cell metadata" in r["feedback"][0] for r in plain)
+
+
+def test_feedback_is_safe_to_open(course):
+    assert total(course, "feedback-script") == 3  # a right answer, whatever it displays
+    page = (course["base"] / "out" / "feedback" / "feedback-script" / "fx-attn" / "fx-attn.html").read_bytes()
+    assert b"<script>window.PWNED" not in page and b"&lt;script&gt;window.PWNED" in page  # shown as text, never run
+    assert b"<b>bold</b>" in page  # harmless HTML stays
+    assert len(page) < 1_000_000, len(page)  # 3 MB printed on one line is cut
+    assert b"more bytes of this output were cut" in page

@@ -58,7 +58,7 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades
 
     from autograder.grading.forked_kernels import ForkedExecute
-    from autograder.grading.preprocessors import HideTestTracebacks
+    from autograder.grading.preprocessors import HideTestTracebacks, LimitOutputBytes
 
     config = load_course_config()
     course = config.CourseDirectory
@@ -77,6 +77,9 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else None
     steps = steps or Autograde.class_traits()["autograde_preprocessors"].make_dynamic_default()
     config.Autograde.autograde_preprocessors = [ForkedExecute if step is Execute else step for step in steps]
-    # Feedback shows neither the hidden tests nor the tracebacks that would quote them.
-    config.GenerateFeedback.preprocessors = [GetGrades, HideTestTracebacks, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+    # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
+    # open: outputs capped in bytes, and the learner's HTML and JavaScript sanitised (no <script> runs).
+    config.GenerateFeedback.preprocessors = [GetGrades, HideTestTracebacks, ClearHiddenTests, LimitOutputBytes,
+                                             CSSHTMLHeaderPreprocessor]
+    config.HTMLExporter.sanitize_html = True
     return config

@@ -17,15 +17,24 @@ class Submission:
         return f"{self.student}/{self.assignment}"
 
 
-def _visible_dirs(folder: Path):
-    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.is_dir())
+def _visible_dirs(folder: Path, warnings, where=""):
+    """The folders in ``folder``; a symbolic link is never followed (it could lead anywhere), and is reported."""
+    found = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        if path.is_symlink():
+            warnings.append(f"{where}{path.name}: a symbolic link; submissions must be plain folders and files, not followed")
+        elif path.is_dir():
+            found.append(path)
+    return found
 
 
 def find_submissions(submitted: Path, known_assignments):
     """(submissions, warnings): every SUBMITTED/<student>/<assignment>/ whose assignment is known."""
     submissions, warnings = [], []
-    for student in _visible_dirs(submitted):
-        for folder in _visible_dirs(student):
+    for student in _visible_dirs(submitted, warnings):
+        for folder in _visible_dirs(student, warnings, f"{student.name}/"):
             if folder.name in known_assignments:
                 submissions.append(Submission(student.name, folder.name, folder))
             else:
@@ -33,13 +42,15 @@ def find_submissions(submitted: Path, known_assignments):
                     f"{student.name}/{folder.name}: unknown assignment id {folder.name!r} "
                     f"(known: {', '.join(sorted(known_assignments)) or 'none'}); not graded"
                 )
-        for stray in sorted(p for p in student.iterdir() if p.is_file() and not p.name.startswith(".")):
+        for stray in sorted(p for p in student.iterdir() if p.is_file() and not p.is_symlink() and not p.name.startswith(".")):
             warnings.append(f"{student.name}/{stray.name}: a file where an assignment folder was expected; ignored")
     return submissions, warnings
 
 
 def read_notebook(path: Path):
-    """(notebook, None) when ``path`` is a readable notebook, else (None, why not)."""
+    """(notebook, None) when ``path`` is a readable notebook (nbformat 3 and 4; upgraded to 4), else (None, why not)."""
+    if path.is_symlink():
+        return None, f"{path.name} is a symbolic link; submit the notebook itself (links are not followed)"
     if not path.is_file():
         others = sorted(p.name for p in path.parent.glob("*")) if path.parent.is_dir() else []
         return None, f"no notebook named {path.name} was submitted (the folder holds: {', '.join(others) or 'nothing'})"
@@ -51,9 +62,16 @@ def read_notebook(path: Path):
         data = json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"{path.name} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); is it a notebook?"
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+    cells = data.get("cells") if isinstance(data, dict) else None
+    worksheets = data.get("worksheets") if isinstance(data, dict) else None  # nbformat 3
+    if not isinstance(cells, list) and not isinstance(worksheets, list):
         return None, f"{path.name} is JSON but not a Jupyter notebook (no list of cells)"
     try:
-        return nbformat.reads(text, as_version=4), None
+        notebook = nbformat.reads(text, as_version=4)
     except Exception as error:  # nbformat raises many kinds on malformed notebooks
         return None, f"{path.name} is not a notebook nbformat can read: {type(error).__name__}: {error}"
+    if not any(isinstance(cell.get("metadata", {}).get("nbgrader"), dict) for cell in notebook.cells):
+        return None, (f"{path.name} has no nbgrader cell metadata, so its answers cannot be found: it is not the "
+                      "released notebook (was it re-created, or its cells copied into a new notebook?). "
+                      "Work in the released notebook and submit that")
+    return notebook, None

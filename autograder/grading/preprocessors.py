@@ -1,6 +1,6 @@
 """nbconvert preprocessors for the feedback the learner sees."""
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool
+from traitlets import Bool, Integer
 
 
 class HideTestTracebacks(Preprocessor):
@@ -13,4 +13,39 @@ class HideTestTracebacks(Preprocessor):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "error":
                     output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
+        return cell, resources
+
+
+class LimitOutputBytes(Preprocessor):
+    """Cap every output of the feedback in bytes: nbgrader's LimitOutput counts lines, and one 50 MB line is one line.
+
+    Text beyond the cap is cut with a note; a non-text output (an image, say) over the cap is replaced by the note.
+    """
+
+    enabled = Bool(True)
+    max_bytes = Integer(100_000, help="the most bytes one output keeps").tag(config=True)
+
+    def _cut(self, text):
+        data = text.encode("utf-8", "replace")
+        if len(data) <= self.max_bytes:
+            return text
+        kept = data[: self.max_bytes].decode("utf-8", "ignore")
+        return kept + f"\n... [{len(data) - self.max_bytes:,} more bytes of this output were cut from the feedback]"
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                output["text"] = self._cut("".join(output["text"]) if isinstance(output["text"], list) else str(output["text"]))
+            if output.get("output_type") == "error":
+                output["evalue"] = self._cut(str(output.get("evalue", "")))
+                output["traceback"] = [self._cut(str(line)) for line in output.get("traceback", [])[:100]]
+            data = output.get("data") or {}
+            for mime in list(data):
+                value = "".join(data[mime]) if isinstance(data[mime], list) else data[mime]
+                if isinstance(value, str) and len(value) > self.max_bytes:
+                    if mime.startswith("text/") and mime != "text/html":
+                        data[mime] = self._cut(value)
+                    else:
+                        del data[mime]
+                        data.setdefault("text/plain", f"[an output of {len(value):,} bytes ({mime}) was cut from the feedback]")
         return cell, resources
