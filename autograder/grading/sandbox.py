@@ -45,8 +45,11 @@ def _python_dirs():
     return sorted(str(d) for d in dirs)
 
 
-def command(argv, env):
-    """The bwrap command line that runs ``argv`` (paths inside the sandbox) with exactly ``env``."""
+def command(argv, env, writable=()):
+    """The bwrap command line that runs ``argv`` (paths inside the sandbox) with exactly ``env``.
+
+    ``writable``: folders of the grader's shared with the sandbox at the same path (a job's kernel sockets).
+    """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed. " + HOW_TO_INSTALL)
@@ -58,7 +61,10 @@ def command(argv, env):
         line += ["--symlink", target, link] if os.path.islink(link) else ["--ro-bind-try", link, link]
     for path in _python_dirs():
         line += ["--ro-bind", path, path]
-    line += ["--ro-bind", str(ROOT / "learner_kit"), f"{CODE}/learner_kit", "--chdir", "/tmp", "--clearenv"]
+    line += ["--ro-bind", str(ROOT / "learner_kit"), f"{CODE}/learner_kit"]
+    for path in writable:
+        line += ["--bind", path, path]
+    line += ["--chdir", "/tmp", "--clearenv"]
     for key, value in env.items():
         line += ["--setenv", key, value]
     return line + ["--", *argv]

@@ -19,7 +19,7 @@ from pathlib import Path
 from autograder.grading.combine import combined_records, public, zero_records, zero_submission
 from autograder.grading.config import Settings, cell_timeout
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
-from autograder.grading.forked_kernels import ZYGOTE
+from autograder.grading.forked_kernels import KERNELS
 from autograder.grading.layout import Submission, read_notebook
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
@@ -105,7 +105,8 @@ def main(argv=None):
     plan = json.loads(Path((argv or sys.argv[1:])[0]).read_text(encoding="utf-8"))
     settings = Settings(**plan["settings"])
     scratch, out = Path(plan["scratch"]), Path(plan["out"])
-    ZYGOTE.start({**os.environ, "NBGRADER_EXECUTION": "autograde"})  # preloads while the rest starts up
+    KERNELS.configure(settings.sandbox, scratch / "ipc")
+    KERNELS.start()  # preloads while the rest starts up
     course = ScratchCourse(settings, scratch / "course", Path(plan["template_db"]))
     verifier = Verifier(settings, cell_timeout(settings))
     verifier.start()
@@ -116,7 +117,7 @@ def main(argv=None):
             write_state(out, submission, item["key"], grade_one(course, verifier, submission, settings, scratch, out))
     finally:
         verifier.close()
-        ZYGOTE.close()
+        KERNELS.close()
 
 
 if __name__ == "__main__":
