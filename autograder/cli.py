@@ -23,6 +23,8 @@ def build_parser():
     grade.add_argument("--source", type=Path, default=SOLUTIONS, help="source notebooks with hidden tests (default solutions/)")
     grade.add_argument("--db-url", help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db)")
     grade.add_argument("--timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py's Execute.timeout)")
+    grade.add_argument("--budget", type=int, default=120,
+                       help="seconds one notebook may run in all, added cells included (default 120)")
     grade.add_argument("--fresh", action="store_true", help="grade everything again, even submissions graded before")
     grade.add_argument("--table", action="store_true", help="print the grade table at the end")
     grade.add_argument("--no-sandbox", action="store_true",
@@ -38,7 +40,11 @@ def grade_command(args):
     if args.jobs < 1:
         print("autograder: --jobs must be at least 1", file=sys.stderr)
         return 2
-    settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox)
+    if args.budget < 1:
+        print("autograder: --budget must be at least 1 second", file=sys.stderr)
+        return 2
+    settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox,
+                        notebook_budget_s=args.budget)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
                         log=lambda line: print(line, file=sys.stderr))

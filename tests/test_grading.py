@@ -5,6 +5,7 @@ One grading run of every fixture student (two jobs), plus one serial rerun of a 
 import csv
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CHEATERS = [s for s in STUDENTS if s.startswith("cheat-") and s != "cheat-points"]
 CRASHERS = ["loop", "sys-exit", "os-exit", "memory-bomb", "flood"]
 RERUN = ["perfect", "mistake", "cheat-transformer", "os-exit"]
+BUDGET_S = 30  # one notebook's budget: five cells of time.sleep(10**6) would take 5 x 15 s without it
 
 
 def grade(submitted, out, source, jobs=1, *extra):
     command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), "--jobs", str(jobs),
-               "--source", str(source), "--timeout", "15", *extra]
+               "--source", str(source), "--timeout", "15", "--budget", str(BUDGET_S), *extra]
     return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
@@ -49,10 +51,11 @@ def course(tmp_path_factory):
     (submitted / "misnamed" / "fx-ctrl").mkdir(parents=True)
     (submitted / "misnamed" / "fx-ctrl" / "notes.txt").write_text("hello", encoding="utf-8")
     write_bad_inputs(submitted, source)
-    before = tree_hash(submitted)
+    before, source_before = tree_hash(submitted), tree_hash(source)
     result = grade(submitted, base / "out", source, 2)
     records = json.loads((base / "out" / "results.json").read_text()) if result.returncode == 0 else None
-    return {"base": base, "source": source, "submitted": submitted, "before": before, "result": result, "records": records}
+    return {"base": base, "source": source, "submitted": submitted, "before": before, "result": result, "records": records,
+            "source_before": source_before}
 
 
 def write_bad_inputs(submitted, source):
@@ -193,3 +196,31 @@ def test_feedback_is_safe_to_open(course):
     assert b"<b>bold</b>" in page  # harmless HTML stays
     assert len(page) < 1_000_000, len(page)  # 3 MB printed on one line is cut
     assert b"more bytes of this output were cut" in page
+
+
+def test_added_sleeping_cells_cost_one_budget_and_no_points(course):
+    assert total(course, "sleeper") == 3 and total(course, "sleeper", "fx-ctrl") == 2  # its answers are right
+    feedback = [m for r in course["records"] if r["student"] == "sleeper" and r["assignment"] == "fx-attn" for m in r["feedback"]]
+    assert any("ran past its time budget of 30 s" in message for message in feedback), feedback
+
+
+def test_forging_and_poisoning_from_the_notebook_reach_nothing(course):
+    forged = points(course, "cheat-forge")
+    assert forged["scaled_scores-visible"] == forged["scaled_scores-hidden-values"] == 0  # its empty answer
+    assert total(course, "cheat-forge", "fx-ctrl") == 2
+    assert total(course, "perfect") == 3 and total(course, "mistake") == 2  # everyone else as an honest run grades them
+    assert tree_hash(course["source"]) == course["source_before"]
+    import site
+
+    assert not any(os.path.exists(os.path.join(folder, "forged.pth")) for folder in site.getsitepackages())
+    page = (course["base"] / "out" / "feedback" / "cheat-forge" / "fx-attn" / "fx-attn.html").read_text()
+    assert "grading0" not in page and "solutions" not in page  # it saw nothing of the grader's folders
+
+
+def test_without_the_sandbox_grades_the_same_and_says_so(course, tmp_path):
+    submitted = write_submissions(tmp_path / "submitted", ["perfect", "mistake"])
+    result = grade(submitted, tmp_path / "out", course["source"], 1, "--no-sandbox")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "--no-sandbox" in result.stderr and (tmp_path / "out" / "WARNING-no-sandbox.txt").is_file()
+    unsandboxed = scores(json.loads((tmp_path / "out" / "results.json").read_text()))
+    assert unsandboxed == {key: value for key, value in scores(course["records"]).items() if key[0] in ("perfect", "mistake")}

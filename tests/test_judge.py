@@ -54,7 +54,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 
 @pytest.fixture(scope="module")
 def judge():
-    judge = Verifier(Settings(verifier_wall_s=20), cell_timeout=10)
+    judge = Verifier(Settings(notebook_budget_s=20), cell_timeout=10)
     judge.start()
     yield judge
     judge.close()

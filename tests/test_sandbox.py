@@ -34,7 +34,7 @@ socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"hello")
 @pytest.fixture(scope="module")
 def verifier():
     sandbox.check_available()
-    verifier = Verifier(Settings(verifier_wall_s=30, sandbox=True), cell_timeout=10)
+    verifier = Verifier(Settings(notebook_budget_s=30, sandbox=True), cell_timeout=10)
     verifier.start()
     yield verifier
     verifier.close()

@@ -19,7 +19,7 @@ class Settings:
     cell_timeout: int | None = None  # None: nbgrader_config.py's Execute.timeout
     kernel_memory_mb: int = 4096  # address-space cap of each grading kernel
     verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
-    verifier_wall_s: int = 120  # the whole out-of-kernel run of one notebook (its time budget)
+    notebook_budget_s: int = 120  # wall-clock budget of one notebook, in the kernel and in the judge's run each
     sandbox: bool = True  # learners' code runs in bubblewrap (sandbox.py); False only with --no-sandbox
 
     def to_json(self):

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -38,10 +39,13 @@ class KernelServer:
 
     def __init__(self):
         self.process = self.channel = self.stream = None
-        self.sandboxed, self.ipc_dir = True, None
+        self.sandboxed, self.ipc_dir, self.budget_s = True, None, None
+        self.over_budget = False  # set when a kernel is stopped for its budget; the worker reads and resets it
+        self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
 
-    def configure(self, sandboxed, ipc_dir: Path):
-        self.sandboxed, self.ipc_dir = sandboxed, Path(ipc_dir)
+    def configure(self, sandboxed, ipc_dir: Path, budget_s=None):
+        """Sandboxed or not, the folder shared for the kernels' sockets, and the wall-clock budget of one notebook."""
+        self.sandboxed, self.ipc_dir, self.budget_s = sandboxed, Path(ipc_dir), budget_s
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
 
     def env(self):
@@ -70,6 +74,10 @@ class KernelServer:
 
     def ask(self, request):
         """The server's reply; RuntimeError when it has gone (a notebook may kill it: it is restarted next time)."""
+        with self.lock:
+            return self._ask(request)
+
+    def _ask(self, request):
         self.start()
         try:
             self.stream.write(json.dumps(request).encode() + b"\n")
@@ -162,13 +170,28 @@ class ServedProvisioner(LocalProvisioner):
         connection = Path(self.parent.connection_file).read_text(encoding="utf-8")
         pid = KERNELS.spawn(args, connection)
         self.process, self.pid, self.pgid = ServedKernel(KERNELS, pid), pid, None
+        self.watchdog = None
+        if KERNELS.budget_s:  # the whole notebook, added cells included, runs within the budget
+            self.watchdog = threading.Timer(KERNELS.budget_s, self._over_budget, args=(self.process,))
+            self.watchdog.daemon = True
+            self.watchdog.start()
         return self.connection_info
+
+    def _over_budget(self, process):
+        print(f"  the notebook ran past its time budget of {KERNELS.budget_s} s: its kernel is stopped", flush=True)
+        KERNELS.over_budget = True
+        try:
+            process.kill()
+        except RuntimeError:
+            pass
 
     async def send_signal(self, signum):
         if self.process:
             self.process.send_signal(signum)
 
     async def cleanup(self, restart=False):
+        if getattr(self, "watchdog", None) is not None:
+            self.watchdog.cancel()
         try:
             KERNELS.ask({"op": "cleanup"})
         except RuntimeError:

@@ -20,6 +20,7 @@ from pathlib import Path
 from autograder.paths import ROOT
 
 CODE = "/sandbox/code"  # where learner_kit appears inside
+TMP_BYTES = 512 * 1024 * 1024  # the private /tmp (in memory): all a notebook can write
 SYSTEM = ("/usr", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
           "/etc/fonts")
 MERGED_USR = {"/bin": "usr/bin", "/lib": "usr/lib", "/lib64": "usr/lib64", "/sbin": "usr/sbin"}
@@ -54,7 +55,8 @@ def command(argv, env, writable=()):
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed. " + HOW_TO_INSTALL)
     line = [bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--die-with-parent",
-            "--new-session", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--new-session", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     for path in SYSTEM:
         line += ["--ro-bind-try", path, path]
     for link, target in MERGED_USR.items():

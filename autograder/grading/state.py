@@ -28,7 +28,17 @@ def input_key(submission, source_notebooks, settings):
 def grader_digest():
     digest = hashlib.sha256()
     _hash_files(digest, grader_files(), ROOT)
+    digest.update(environment_fingerprint().encode())
     return digest.hexdigest()
+
+
+def environment_fingerprint():
+    """Python's version and every installed package with its version: a changed environment regrades."""
+    import sys
+    from importlib import metadata
+
+    packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata["Name"])
+    return sys.version + "\n" + "\n".join(packages)
 
 
 def grader_files():

@@ -92,10 +92,10 @@ class Verifier:
 
     def verify(self, source_notebook, submitted_notebook):
         """{grade_id: (passed, message)} for every graded cell of ``source_notebook``."""
-        limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.verifier_wall_s, "file_mb": 64}
+        limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.notebook_budget_s, "file_mb": 64}
         graded = source_notebook.graded
         try:
-            session, _ = self.server.notebook([], self.cell_timeout, limits, self.settings.verifier_wall_s)
+            session, _ = self.server.notebook([], self.cell_timeout, limits, self.settings.notebook_budget_s)
         except SessionFailure as failure:
             return {cell.grade_id: (False, f"Not graded: the notebook's code could not be run ({failure}).") for cell in graded}
         verdicts, broken, units = {}, {}, {}

@@ -54,8 +54,11 @@ def grade_notebooks(course, verifier, submission, sources, workdir):
             unreadable[source.name] = why
         else:
             notebooks[source.name] = notebook
+    KERNELS.over_budget = False
     with timed("nbgrader autograde"):
         failure = course.autograde(submission, notebooks) if notebooks else None
+    if failure and KERNELS.over_budget:
+        failure = f"TimeoutError: the notebook ran past its time budget of {KERNELS.budget_s} s and was stopped"
     records = []
     for source in sources:
         if source.name in unreadable:
@@ -105,7 +108,7 @@ def main(argv=None):
     plan = json.loads(Path((argv or sys.argv[1:])[0]).read_text(encoding="utf-8"))
     settings = Settings(**plan["settings"])
     scratch, out = Path(plan["scratch"]), Path(plan["out"])
-    KERNELS.configure(settings.sandbox, scratch / "ipc")
+    KERNELS.configure(settings.sandbox, scratch / "ipc", budget_s=settings.notebook_budget_s)
     KERNELS.start()  # preloads while the rest starts up
     course = ScratchCourse(settings, scratch / "course", Path(plan["template_db"]))
     verifier = Verifier(settings, cell_timeout(settings))
