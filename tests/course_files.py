@@ -26,3 +26,14 @@ def solution_lines(nb):
 
 
 ASSIGNMENTS = assignment_ids()
+
+
+# A learner's scaled_dot_product_attention without the 1/sqrt(d_k) factor: [sdpa-no-scale].
+NO_SCALE_ATTENTION = """
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    scores = query @ key.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    weights = scores.softmax(-1)
+    return weights @ value, weights
+"""

@@ -13,17 +13,10 @@ import nbformat
 import pytest
 
 from autograder.paths import COURSE, ROOT, SOLUTIONS, assignment_ids
+from tests.course_files import NO_SCALE_ATTENTION
 
 ASSIGNMENTS = assignment_ids()
-# A wrong attention (no 1/sqrt(d_k)); the cheat's cell also replaces the hidden and visible checks.
-NO_SCALE_ANSWER = """
-def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
-    scores = query @ key.transpose(-2, -1)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, -1e9)
-    weights = scores.softmax(-1)
-    return weights @ value, weights
-"""
+# What the cheat adds to a wrong attention (NO_SCALE_ATTENTION): the hidden and visible checks replaced.
 REPLACING_THE_CHECKS = """
 import autograder.checks, autograder.checks.core, learner_kit.visible
 autograder.checks.check = autograder.checks.core.check = lambda *args, **kwargs: print("passed")
@@ -50,8 +43,8 @@ def graded(tmp_path_factory):
                 (base / "submitted" / student / assignment).mkdir(parents=True)
                 shutil.copyfile(notebook, base / "submitted" / student / assignment / notebook.name)
     if "01-attention" in ASSIGNMENTS:
-        write_attention_answer(base / "submitted", "honest-no-scale", NO_SCALE_ANSWER)
-        write_attention_answer(base / "submitted", "cheat-check", NO_SCALE_ANSWER + REPLACING_THE_CHECKS)
+        write_attention_answer(base / "submitted", "honest-no-scale", NO_SCALE_ATTENTION)
+        write_attention_answer(base / "submitted", "cheat-check", NO_SCALE_ATTENTION + REPLACING_THE_CHECKS)
     command = [sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"), "--jobs", "2"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -1,5 +1,4 @@
 """Fast checks of the grading pipeline's pure parts: report validation, min-combination, safe reading."""
-import json
 from pathlib import Path
 
 from autograder.grading.combine import combined_records

@@ -12,6 +12,7 @@ from autograder.grading.config import Settings
 from autograder.grading.verify import Verifier
 from autograder.grading.source import load_assignment
 from autograder.paths import COURSE, SOLUTIONS, assignment_ids
+from tests.course_files import NO_SCALE_ATTENTION
 
 ASSIGNMENTS = assignment_ids()
 
@@ -36,14 +37,6 @@ except ImportError:
     pass
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     raise NotImplementedError()
-'''
-NO_SCALE = '''
-def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
-    scores = query @ key.transpose(-2, -1)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, -1e9)
-    weights = scores.softmax(-1)
-    return weights @ value, weights
 '''
 ENDLESS = '''
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
@@ -87,7 +80,7 @@ def test_the_solution_passes_and_the_release_fails(judge, assignment):
 
 
 def test_a_mistake_is_named_from_outside(judge):
-    verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", NO_SCALE))
+    verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", NO_SCALE_ATTENTION))
     for grade_id in ("visible", "hidden-values", "hidden-masks", "hidden-float64"):
         passed, message = verdicts[f"scaled_dot_product_attention-{grade_id}"]
         assert not passed and "[sdpa-no-scale]" in message, (grade_id, message)

@@ -16,8 +16,6 @@ import types
 
 import numpy
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 import learner_kit
 from autograder import reference

@@ -6,7 +6,6 @@ Started by runner.py under a memory limit that every notebook kernel it starts i
 Each graded submission is saved at once (state.py), so a crash loses only the one at hand.
 """
 import json
-import os
 import re
 import shutil
 import sys
