@@ -50,7 +50,7 @@ def preload(judged_outside):
 
 
 def install_judged_outside():
-    """`from autograder.checks import check` in a hidden test cell: a check that leaves the verdict to the grader."""
+    """The checks' `check`, as a hidden test cell imports it: here it leaves the verdict to the grader."""
 
     def check(unit_name, candidate, aspect):
         print(f"{unit_name}: {aspect}: judged by the grader, outside this notebook")
