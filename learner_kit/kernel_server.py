@@ -1,6 +1,6 @@
 """The kernel server: forks one IPython kernel per notebook, with torch & co. imported once.
 
-    python -I kernel_server.py CODE_ROOT --channel FD [--pid-namespace] [--judged-outside]
+    python -I kernel_server.py CODE_ROOT --channel FD [--notebook-dir DIR] [--pid-namespace] [--judged-outside]
 
 Run by the grader (autograder/grading/forked_kernels.py), inside the grading sandbox. A
 fresh kernel costs ~0.6 s to start, ~2 s for the notebook's `import torch` and ~1.4 s for
@@ -12,7 +12,7 @@ kernel starts from the same pristine state. Requests (JSON lines on the channel)
     {"op": "fork", "args", "connection", "env"}  -> {"pid"}
     {"op": "poll", "pid"}                        -> {"returncode": int or null}
     {"op": "signal", "pid", "signal"}            -> {}
-    {"op": "cleanup"}                            -> {}   every process but this one killed, /tmp/notebook emptied
+    {"op": "cleanup"}                            -> {}   every process but this one killed, the notebook's folder emptied
 
 With --judged-outside, `autograder.checks.check` in a kernel only says that the grader
 judges the cell outside the notebook: the checks and the reference are not in the sandbox.
@@ -30,7 +30,7 @@ import types
 # Imported before forking: what the notebooks import (the rest they import themselves).
 PRELOAD = ["numpy", "torch", "torch.nn.functional", "torch._dynamo", "matplotlib.pyplot", "ipykernel.kernelapp",
            "learner_kit.plotting", "learner_kit.visible", "learner_kit.harness"]
-NOTEBOOK_DIR = "/tmp/notebook"
+NOTEBOOK_DIR = "/tmp/notebook"  # the kernels' working folder (the sandbox's own /tmp); --notebook-dir outside one
 PR_SET_DUMPABLE = 4
 
 
@@ -207,6 +207,9 @@ def main():
         ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+    global NOTEBOOK_DIR
+    if "--notebook-dir" in arguments:
+        NOTEBOOK_DIR = arguments[arguments.index("--notebook-dir") + 1]
     channel = socket.socket(fileno=int(arguments[arguments.index("--channel") + 1]))
     preload("--judged-outside" in arguments)
     Server(channel, "--pid-namespace" in arguments).serve()

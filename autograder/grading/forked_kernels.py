@@ -66,7 +66,7 @@ class KernelServer:
             command = sandbox.command(argv, self.env(), writable=[str(self.ipc_dir)])
         else:
             command = [sys.executable, "-I", str(ROOT / "learner_kit" / "kernel_server.py"), str(ROOT),
-                       "--channel", str(theirs.fileno())]
+                       "--channel", str(theirs.fileno()), "--notebook-dir", str(self.ipc_dir.parent / "notebook")]
         self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                         start_new_session=True, env=self.env())
         theirs.close()

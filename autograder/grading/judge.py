@@ -21,6 +21,7 @@ import ast
 import contextlib
 import io
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -86,8 +87,8 @@ def has_fingerprint(unit):
 class UnitServer:
     """One unit server process (started in the sandbox by `command`), serving notebooks one at a time."""
 
-    def __init__(self, command, env=None):
-        self.command, self.env = list(command), env
+    def __init__(self, command, env=None, workdir="/tmp/notebook"):
+        self.command, self.env, self.workdir = list(command), env, workdir  # workdir: the child's, emptied after it
         self.process = self.control = None
         self.started = False
 
@@ -112,10 +113,9 @@ class UnitServer:
     def notebook(self, cells, cell_timeout, limits, budget_s):
         """A Session on a fresh child that has run ``cells``; SessionFailure when that child cannot be had."""
         self.start()
-        deadline = time.monotonic() + budget_s
         try:
             self.send({"op": "notebook", "cells": cells, "cell_timeout": cell_timeout, "limits": limits,
-                       "workdir": "/tmp/notebook"})
+                       "workdir": self.workdir})
             started = self.receive(time.monotonic() + (budget_s if self.started else STARTUP_S + budget_s))
         except (OSError, wire.ChannelClosed) as error:
             self.close()
@@ -124,7 +124,7 @@ class UnitServer:
         if not isinstance(started, dict) or "started" not in started:
             self.close()
             raise SessionFailure("the checking process did not start")
-        session = Session(self, deadline)
+        session = Session(self, time.monotonic() + budget_s)  # the budget starts with the notebook's child
         loaded = session.receive_reply(None)
         return session, loaded
 
@@ -137,7 +137,7 @@ class UnitServer:
     def close(self):
         if self.process is not None:
             try:
-                os.killpg(self.process.pid, 9)
+                os.killpg(self.process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
             self.process.wait()

@@ -7,6 +7,7 @@ own run in the kernel can only lower a score (combine.py); this verdict is the o
 """
 import ast
 import os
+import tempfile
 import traceback
 
 from autograder.grading import sandbox
@@ -81,7 +82,9 @@ class Verifier:
     def __init__(self, settings, cell_timeout):
         self.settings, self.cell_timeout = settings, cell_timeout
         env = child_env()
-        self.server = UnitServer(sandbox.unit_server_command(env, sandboxed=settings.sandbox), env=env)
+        # In the sandbox /tmp is the server's own; without it, each job's server needs a folder of its own.
+        workdir = "/tmp/notebook" if settings.sandbox else tempfile.mkdtemp(prefix="autograder-unit-")
+        self.server = UnitServer(sandbox.unit_server_command(env, sandboxed=settings.sandbox), env=env, workdir=workdir)
 
     def start(self):
         """Start the server now (call it early: it imports torch meanwhile)."""
