@@ -161,29 +161,32 @@ class Server:
                 os.killpg(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        if self.pid_namespace:  # every other process in this pid namespace is a notebook's
-            for _ in range(20):
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.01)
+        for _ in range(500):
+            self._reap()
+            if not self.pid_namespace:
+                break
+            try:  # every other process in this pid namespace is a notebook's (a zombie counts until reaped)
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                break
+            time.sleep(0.002)
         deadline = time.monotonic() + 5
         while self.kernels and time.monotonic() < deadline:
-            for pid in list(self.kernels):
-                try:
-                    if os.waitpid(pid, os.WNOHANG)[0]:
-                        self.kernels.discard(pid)
-                except ChildProcessError:
-                    self.kernels.discard(pid)
-            time.sleep(0.01)
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
+            self._reap()
+            time.sleep(0.002)
         shutil.rmtree(NOTEBOOK_DIR, ignore_errors=True)
         return {}
+
+    def _reap(self):
+        """Collect every child that has ended (the kernels among them leave `self.kernels`)."""
+        try:
+            while True:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+                if not pid:
+                    return
+                self.kernels.discard(pid)
+        except ChildProcessError:
+            self.kernels.clear()
 
     def serve(self):
         stream = self.channel.makefile("rwb")

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from autograder.grading.state import grader_digest
-from tests.fixtures.grading_course import STUDENTS, write_sources, write_submissions
+from tests.fixtures.grading_course import DAEMON_TAG, STUDENTS, write_sources, write_submissions
 
 ROOT = Path(__file__).resolve().parent.parent
 CHEATERS = [s for s in STUDENTS if s.startswith("cheat-") and s != "cheat-points"]
@@ -224,3 +224,16 @@ def test_without_the_sandbox_grades_the_same_and_says_so(course, tmp_path):
     assert "--no-sandbox" in result.stderr and (tmp_path / "out" / "WARNING-no-sandbox.txt").is_file()
     unsandboxed = scores(json.loads((tmp_path / "out" / "results.json").read_text()))
     assert unsandboxed == {key: value for key, value in scores(course["records"]).items() if key[0] in ("perfect", "mistake")}
+
+
+def test_no_process_started_by_a_notebook_outlives_it(course):
+    assert total(course, "daemon") == 3
+    survivors = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline[:2] == [b"sleep", DAEMON_TAG.encode()]:
+            survivors.append(pid)
+    assert not survivors, "a process started in a notebook's kernel outlived the grading run"
