@@ -23,6 +23,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
 from autograder.grading import sandbox
+from autograder.grading.limits import kill_group
 from autograder.paths import ROOT
 
 KERNEL_ENV = {  # what a grading kernel's environment holds, whatever the grader's has
@@ -103,10 +104,7 @@ class KernelServer:
             self.stream.close()
             self.channel.close()
         if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_group(self.process)
             self.process.wait()
         self.process = self.channel = self.stream = None
 

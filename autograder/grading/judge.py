@@ -21,7 +21,6 @@ import ast
 import contextlib
 import io
 import os
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from types import SimpleNamespace
 
 import torch
 
+from autograder.grading.limits import kill_group
 from learner_kit import harness, wire
 
 CHECK_FUNCTIONS = {"check": "aspect", "visible_problem": "visible", "check_visible": "visible"}
@@ -136,10 +136,7 @@ class UnitServer:
 
     def close(self):
         if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_group(self.process)
             self.process.wait()
             for stream in (self.process.stdin, self.process.stdout):
                 stream.close()
