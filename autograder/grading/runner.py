@@ -23,7 +23,7 @@ from autograder.grading.layout import find_submissions
 from autograder.grading.limits import limiter
 from autograder.grading.report import write_results
 from autograder.grading.source import known_assignments, load_assignment
-from autograder.grading.state import input_key, read_state, write_state
+from autograder.grading.state import grader_digest, input_key, read_state, write_state
 from autograder.paths import ROOT
 
 
@@ -131,7 +131,8 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         unsandboxed.write_text(NO_SANDBOX_WARNING + "\n", encoding="utf-8")
     elif unsandboxed.exists():
         unsandboxed.unlink()
-    keys = {s.key: input_key(s, sources[s.assignment], settings) for s in submissions}
+    grader = grader_digest()  # ~0.2 s: the grader's files and every installed package
+    keys = {s.key: input_key(s, sources[s.assignment], settings, grader) for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} with {jobs} job(s)")
     assignments = sorted({s.assignment for s in submissions})

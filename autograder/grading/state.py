@@ -16,12 +16,13 @@ def _hash_files(digest, paths, base):
         digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes() + b"\0")
 
 
-def input_key(submission, source_notebooks, settings):
-    """A hash of everything a submission's grade depends on: its files, the sources, the grader and its settings."""
+def input_key(submission, source_notebooks, settings, grader):
+    """A hash of everything a submission's grade depends on: its files, the sources, the grader (``grader``:
+    grader_digest(), computed once per run) and its settings."""
     digest = hashlib.sha256(json.dumps(settings.to_json(), sort_keys=True).encode())
     _hash_files(digest, [p for p in submission.folder.rglob("*") if p.is_file()], submission.folder)
     _hash_files(digest, [nb.path for nb in source_notebooks], Path(settings.source_dir))
-    digest.update(grader_digest().encode())
+    digest.update(grader.encode())
     return digest.hexdigest()
 
 
