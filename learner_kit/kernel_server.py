@@ -20,7 +20,6 @@ judges the cell outside the notebook: the checks and the reference are not in th
 import json
 import os
 import shutil
-import signal
 import socket
 import sys
 import threading
@@ -31,7 +30,6 @@ import types
 PRELOAD = ["numpy", "torch", "torch.nn.functional", "torch._dynamo", "matplotlib.pyplot", "ipykernel.kernelapp",
            "learner_kit.plotting", "learner_kit.visible", "learner_kit.harness"]
 NOTEBOOK_DIR = "/tmp/notebook"  # the kernels' working folder (the sandbox's own /tmp); --notebook-dir outside one
-PR_SET_DUMPABLE = 4
 
 
 def preload(judged_outside):
@@ -69,12 +67,9 @@ def become_kernel(request, channel):
     try:
         channel.close()
         os.setsid()  # its own session and process group
-        try:  # the server is not dumpable (nothing may trace it); a kernel is an ordinary process
-            import ctypes
+        from learner_kit import processes
 
-            ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
+        processes.set_dumpable(True)  # the server is not (nothing may trace it); a kernel is an ordinary process
         os.makedirs(NOTEBOOK_DIR, exist_ok=True)
         os.chdir(NOTEBOOK_DIR)
         connection_file = os.path.join(NOTEBOOK_DIR, ".kernel.json")
@@ -156,37 +151,18 @@ class Server:
 
     def cleanup(self, request):
         """Everything the last notebook left: its processes (all but this one, in a sandbox) and its files."""
-        for pid in list(self.kernels):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        for _ in range(500):
-            self._reap()
-            if not self.pid_namespace:
-                break
-            try:  # every other process in this pid namespace is a notebook's (a zombie counts until reaped)
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                break
-            time.sleep(0.002)
+        from learner_kit import processes
+
+        for pid in self.kernels:
+            processes.kill_session(pid)
+        if self.pid_namespace:  # every other process in this pid namespace is a notebook's
+            self.kernels -= processes.kill_all_others().keys()
         deadline = time.monotonic() + 5
         while self.kernels and time.monotonic() < deadline:
-            self._reap()
+            self.kernels -= processes.reap().keys()
             time.sleep(0.002)
         shutil.rmtree(NOTEBOOK_DIR, ignore_errors=True)
         return {}
-
-    def _reap(self):
-        """Collect every child that has ended (the kernels among them leave `self.kernels`)."""
-        try:
-            while True:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-                if not pid:
-                    return
-                self.kernels.discard(pid)
-        except ChildProcessError:
-            self.kernels.clear()
 
     def serve(self):
         stream = self.channel.makefile("rwb")
@@ -204,12 +180,9 @@ class Server:
 def main():
     arguments = sys.argv[2:]
     sys.path.insert(0, sys.argv[1])  # the sandbox's learner_kit (and, unsandboxed, the checkout)
-    try:  # nothing forked from here may read or trace this process's memory
-        import ctypes
+    from learner_kit import processes  # here: the sandbox's code is on the path only now
 
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+    processes.set_dumpable(False)  # nothing forked from here may read or trace this process's memory
     global NOTEBOOK_DIR
     if "--notebook-dir" in arguments:
         NOTEBOOK_DIR = arguments[arguments.index("--notebook-dir") + 1]

@@ -40,7 +40,6 @@ import learner_kit.harness, learner_kit.plotting, learner_kit.stand_ins, learner
 """
 REQUESTS, REPLIES = 0, 1
 MB = 1024 * 1024
-PR_SET_DUMPABLE = 4
 
 
 class CellTimeout(BaseException):
@@ -353,32 +352,10 @@ def become_child(request, sync, control, wire):
         os._exit(code)
 
 
-def kill_leftovers(pid, pid_namespace):
-    """Kill the child's session, and in a sandbox of its own every other process but this one."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if pid_namespace:  # every process in this pid namespace is the learner's, except this one
-        for _ in range(20):
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                break
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                pass
-
-
 def serve(control, pid_namespace, wire):
-    try:  # nothing forked from here may read or trace this process's memory
-        import ctypes
+    from learner_kit import processes
 
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+    processes.set_dumpable(False)
     while True:
         try:
             request = wire.decode_request(wire.read_frame(REQUESTS, limit=1 << 30))
@@ -400,11 +377,13 @@ def serve(control, pid_namespace, wire):
         while status is None:
             ready = select.select([control], [], [], 0.05)[0]
             if ready and os.read(control, 64)[:1] in (b"k", b""):
-                kill_leftovers(pid, pid_namespace)
+                processes.kill_session(pid)  # the child leads its own session
             finished, wait_status = os.waitpid(pid, os.WNOHANG)
             if finished:
                 status = wait_status
-        kill_leftovers(pid, pid_namespace)
+        processes.kill_session(pid)
+        if pid_namespace:  # every other process in this pid namespace is the learner's
+            processes.kill_all_others()
         shutil.rmtree(request["workdir"], ignore_errors=True)
         wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status)}))
 

@@ -95,9 +95,11 @@ def test_an_attacking_empty_answer_gains_nothing(judge):
 
 
 def test_an_endless_loop_costs_its_notebook_its_budget_and_nothing_more(judge):
+    server = judge.server.process.pid
     start = time.monotonic()
     verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", ENDLESS))
     took = time.monotonic() - start
+    assert judge.server.process.pid == server  # only the notebook's child was stopped, not the server
     assert not any(passed for passed, _ in verdicts.values())
     assert any("time budget" in message for _, message in verdicts.values()), verdicts
     assert took < 20 + 15, took  # the budget, and the time to stop it

@@ -1,0 +1,61 @@
+"""What the two sandboxed servers (unit_server.py, kernel_server.py) do to the processes around them.
+
+Each server forks the processes that run a learner's code. It keeps itself out of their reach
+(not dumpable: nothing it forks may trace it or read its memory), and after each notebook it
+kills whatever that notebook left running: in a sandbox of its own (its own pid namespace),
+every process but itself.
+"""
+import os
+import signal
+import time
+
+PR_SET_DUMPABLE = 4
+
+
+def set_dumpable(dumpable):
+    """Whether processes of the same user may trace this one or read its memory (Linux; elsewhere nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, int(bool(dumpable)), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def kill_session(pid):
+    """SIGKILL to the session (process group) that ``pid`` leads, if it still exists."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def reap():
+    """{pid: exit code} of every child of this process that has ended, collected now."""
+    ended = {}
+    try:
+        while True:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if not pid:
+                return ended
+            ended[pid] = os.waitstatus_to_exitcode(status)
+    except ChildProcessError:
+        return ended
+
+
+def kill_all_others(rounds=500):
+    """In a pid namespace of our own: kill every process but this one, until none is left.
+
+    Ended children are reaped first in each round (a zombie can still be signalled, so kill(-1)
+    would not report that none is left). Returns {pid: exit code} of the children reaped.
+    """
+    ended = {}
+    for _ in range(rounds):
+        ended.update(reap())
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        time.sleep(0.002)
+    ended.update(reap())
+    return ended
