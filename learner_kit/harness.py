@@ -117,7 +117,7 @@ def run(target, call, case, guard=None, backprop=None):
     """
     if isinstance(target, Remote):
         return target.run_case(call, case, guard, backprop)
-    args = {name: _fresh(value) for name, value in case.inputs.items()}
+    args = {name: fresh(value) for name, value in case.inputs.items()}
     outcome = Outcome(inputs=args)
     with isolated():
         try:
@@ -210,7 +210,8 @@ def wrong_kind(candidate, is_module, name):
     return None
 
 
-def _fresh(value):
+def fresh(value):
+    """A tensor argument copied, off the graph, keeping requires_grad; anything else as it is."""
     if isinstance(value, torch.Tensor):
         return value.detach().clone().requires_grad_(value.requires_grad)
     return value

@@ -46,11 +46,15 @@ def by_name(dotted_names):
 
 
 class Watch(TorchFunctionMode):
-    """Records the first forbidden built-in the learner's code calls, as (mistake id, detail), in `found`."""
+    """Records the first forbidden built-in the learner's code calls, as (mistake id, detail), in `found`.
 
-    def __init__(self, forbidden):
+    `modules` (classes) are those a built module must not hold; forbidden_submodule() judges them.
+    """
+
+    def __init__(self, forbidden, modules=()):
         super().__init__()
         self.forbidden = forbidden  # {callable: dotted name}
+        self.modules = tuple(modules)
         self.found = None
         self._entry = None
 

@@ -150,8 +150,8 @@ class _Checker:
 
     def run(self, case, backprop=None):
         """The candidate's outcome on `case`, watched for forbidden built-ins and the reference."""
-        watch = guards.Watch({**guards.FORBIDDEN_FUNCTIONS, **self.spec.forbidden})
-        watch.modules = guards.FORBIDDEN_MODULES + tuple(self.spec.forbidden_modules)  # for a remote unit
+        watch = guards.Watch({**guards.FORBIDDEN_FUNCTIONS, **self.spec.forbidden},
+                             modules=guards.FORBIDDEN_MODULES + tuple(self.spec.forbidden_modules))
         got = harness.run(self.candidate, self.call, case, guard=watch, backprop=backprop)
         found = watch.found or guards.forbidden_submodule(got.instance, self.spec.forbidden_modules)
         if found:

@@ -34,6 +34,10 @@ from learner_kit import harness, wire
 
 CHECK_FUNCTIONS = {"check": "aspect", "visible_problem": "visible", "check_visible": "visible"}
 STARTUP_S = 120  # the server's first start imports torch
+# The stand-in models' counters that checks read after a call (encode once per decoding). Only
+# these come back: any other attribute the child reports (a stand-in's `shift`) could change
+# what the reference computes next on the same stand-in.
+COUNTERS_READ_BACK = ("encodes",)
 
 
 class SessionFailure(Exception):
@@ -223,18 +227,17 @@ class RemoteUnit(harness.Remote):
     def _guard_names(self, guard):
         if guard is None:
             return {"watched": False}
-        modules = [f"{k.__module__}.{k.__qualname__}" for k in getattr(guard, "modules", ())]
+        modules = [f"{k.__module__}.{k.__qualname__}" for k in guard.modules]
         return {"watched": True, "forbidden": sorted(set(guard.forbidden.values())), "modules": modules}
 
     def run_case(self, call, case, guard=None, backprop=None):
-        inputs = {name: _fresh(value) for name, value in case.inputs.items()}
+        inputs = {name: harness.fresh(value) for name, value in case.inputs.items()}
         request = {"op": "run_case", "name": self.name, "call": call, "case": case,
                    "backprop": list(backprop) if backprop else None, **self._guard_names(guard)}
         try:
             reply = self.session.ask(request)
         except SessionFailure as failure:
-            error = TimeoutError(f"the notebook's code could not be run: {failure}")
-            return harness.Outcome(error=error, error_type="TimeoutError", inputs=inputs)
+            return harness.Outcome(error=_not_run(failure), error_type="TimeoutError", inputs=inputs)
         return _outcome(reply, inputs, guard, self.session)
 
     def call(self, args, guard=None):
@@ -242,11 +245,11 @@ class RemoteUnit(harness.Remote):
         try:
             reply = self.session.ask({"op": "call", "name": self.name, "args": args, **self._guard_names(guard)})
         except SessionFailure as failure:
-            return None, TimeoutError(f"the notebook's code could not be run: {failure}"), None
+            return None, _not_run(failure), None
         for name, counters in (reply.get("arg_state") or {}).items():
             if isinstance(counters, dict) and isinstance(args.get(name), torch.nn.Module):
                 for key, value in counters.items():
-                    if key == "encodes" and isinstance(value, int):
+                    if key in COUNTERS_READ_BACK and isinstance(value, int):
                         setattr(args[name], key, value)
         error = wire.rebuilt_error(reply["error"]) if isinstance(reply.get("error"), dict) else None
         return _rebuilt_value(reply.get("result")), error, _found(reply)
@@ -266,16 +269,15 @@ class RemoteInstance(harness.Remote):
         try:
             reply = self.session.ask({"op": "probe", "probe": name, "instance": self.number, "args": list(args)})
         except SessionFailure as failure:
-            raise TimeoutError(f"the notebook's code could not be run: {failure}") from None
+            raise _not_run(failure) from None
         if isinstance(reply.get("error"), dict):
             raise wire.rebuilt_error(reply["error"])
         return _rebuilt_value(reply.get("result"))
 
 
-def _fresh(value):
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone().requires_grad_(value.requires_grad)
-    return value
+def _not_run(failure):
+    """The error a check sees when the notebook's process could not run the learner's code."""
+    return TimeoutError(f"the notebook's code could not be run: {failure}")
 
 
 def _found(reply):
