@@ -27,19 +27,6 @@ def call_method(module, method, *args):
         return target(*args)
 
 
-def call_chain(module, steps):
-    """Methods called in turn, each step (method, args) where an arg "<k>" stands for step k's result."""
-    results = []
-    with harness.isolated(), torch.no_grad():
-        for method, args in steps:
-            target = module
-            for part in method.split("."):
-                target = getattr(target, part)
-            resolved = [results[int(a[1:-1])] if isinstance(a, str) and a.startswith("<") else a for a in args]
-            results.append(target(*resolved))
-    return results
-
-
 def noise_for(parameter):
     """Seeded noise of a parameter's shape (the seed is its size): the same on both sides of the sandbox."""
     generator = torch.Generator().manual_seed(parameter.numel())
@@ -105,7 +92,7 @@ def fresh_parameters(module, init, seed=0):
     return {name: p.detach().clone() for name, p in fresh.named_parameters()}
 
 
-PROBES = {f.__name__: f for f in (call, call_method, call_chain, with_noise, module_list, tensor_attributes,
+PROBES = {f.__name__: f for f in (call, call_method, with_noise, module_list, tensor_attributes,
                                   fresh_buffer, fresh_parameters)}
 
 

@@ -57,9 +57,14 @@ def visible_problem(unit_name, candidate):
     return ""
 
 
+def fingerprint_file(unit_name):
+    """Where the fingerprint of `unit_name` is stored (it may not exist: not every unit has visible checks)."""
+    return resources.files("learner_kit") / "fingerprints" / f"{unit_name}.pt"
+
+
 def load(unit_name):
     """The stored fingerprint of `unit_name` (plain data)."""
-    source = resources.files("learner_kit") / "fingerprints" / f"{unit_name}.pt"
+    source = fingerprint_file(unit_name)
     if not source.is_file():
         raise ValueError(f"no visible checks for {unit_name!r}")
     with resources.as_file(source) as file:

@@ -24,7 +24,6 @@ import os
 import subprocess
 import time
 from dataclasses import dataclass
-from importlib import resources
 from types import SimpleNamespace
 
 import torch
@@ -79,10 +78,6 @@ def _graded_call(cell):
     if len(args) < 3 or not isinstance(args[2], ast.Constant):
         return None
     return GradedCall(str(args[0].value), args[1].id, str(args[2].value))
-
-
-def has_fingerprint(unit):
-    return (resources.files("learner_kit") / "fingerprints" / f"{unit}.pt").is_file()
 
 
 # ---------------------------------------------------------------- the server process
@@ -349,14 +344,14 @@ class Unsupported:
 def judge_cell(session, graded, units):
     """(passed, message) of one graded cell, decided here."""
     from autograder.checks import CheckFailure, check
-    from learner_kit.visible import visible_problem
+    from learner_kit.visible import fingerprint_file, visible_problem
 
     if graded.name not in units:
         units[graded.name] = RemoteUnit(session, graded.name)
     candidate = units[graded.name]
     with contextlib.redirect_stdout(io.StringIO()):
         try:
-            if graded.aspect == "visible" and has_fingerprint(graded.unit):
+            if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
                 problem = visible_problem(graded.unit, candidate)
                 return (not problem), problem
             check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
