@@ -183,6 +183,8 @@ def main():
     from learner_kit import processes  # here: the sandbox's code is on the path only now
 
     processes.set_dumpable(False)  # nothing forked from here may read or trace this process's memory
+    if "--pid-namespace" in arguments:  # in a sandbox of its own
+        processes.limit_processes()
     global NOTEBOOK_DIR
     if "--notebook-dir" in arguments:
         NOTEBOOK_DIR = arguments[arguments.index("--notebook-dir") + 1]

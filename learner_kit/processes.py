@@ -6,10 +6,24 @@ kills whatever that notebook left running: in a sandbox of its own (its own pid 
 every process but itself.
 """
 import os
+import resource
 import signal
 import time
 
 PR_SET_DUMPABLE = 4
+MAX_PROCESSES = 256  # processes and threads in one sandbox: a kernel with its threads needs about 20
+
+
+def limit_processes(limit=MAX_PROCESSES):
+    """Cap the processes (threads included) of this sandbox's user, so a fork bomb fails with EAGAIN.
+
+    Called inside the sandbox: Linux counts them per user namespace, so each sandbox has its own
+    count. The cap does not hold where the sandbox runs as root on the host (autograder/grading/sandbox.py
+    runs it as an unprivileged user wherever it can).
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
 
 
 def set_dumpable(dumpable):

@@ -349,6 +349,8 @@ def serve(control, pid_namespace, wire):
     from learner_kit import processes
 
     processes.set_dumpable(False)
+    if pid_namespace:  # in a sandbox of its own
+        processes.limit_processes()
     while True:
         try:
             request = wire.decode_request(wire.read_frame(REQUESTS, limit=1 << 30))

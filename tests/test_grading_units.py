@@ -66,3 +66,21 @@ def test_saved_results_are_reused_only_under_the_same_key(tmp_path):
     write_state(tmp_path, submission, "key-1", [{"points": 1}])
     assert read_state(tmp_path, submission, "key-1") == [{"points": 1}]
     assert read_state(tmp_path, submission, "key-2") is None
+
+
+def test_grading_processes_skip_the_slow_iri_grammar_and_still_validate_notebooks():
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, autograder.grading.runner, nbformat\n"
+        "from autograder.paths import SOLUTIONS\n"
+        "nb = nbformat.read(next(SOLUTIONS.glob('*/*.ipynb')), as_version=4)\n"
+        "nbformat.validate(nb)\n"
+        "nb.cells[0]['cell_type'] = 'no such type'\n"
+        "try:\n    nbformat.validate(nb)\nexcept nbformat.ValidationError:\n    print('invalid caught')\n"
+        "print('rfc3987_syntax loaded' if sys.modules.get('rfc3987_syntax') else 'rfc3987_syntax skipped')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["invalid", "caught", "rfc3987_syntax", "skipped"]

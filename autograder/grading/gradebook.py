@@ -8,6 +8,7 @@ import os
 import shutil
 import tempfile
 import warnings
+from importlib.metadata import version
 from pathlib import Path
 
 from autograder.grading.config import scratch_config
@@ -36,9 +37,7 @@ def build_template(settings, assignments):
 
     Creating a gradebook and entering an assignment costs seconds; a later run reuses it.
     """
-    import nbgrader
-
-    digest = hashlib.sha256(nbgrader.__version__.encode())
+    digest = hashlib.sha256(version("nbgrader").encode())  # not nbgrader.__version__: importing nbgrader costs 2 s
     for assignment in assignments:
         for notebook in sorted((Path(settings.source_dir) / assignment).glob("*.ipynb")):
             digest.update(assignment.encode() + b"\0" + notebook.name.encode() + b"\0" + notebook.read_bytes())
