@@ -6,6 +6,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -224,6 +225,20 @@ def test_without_the_sandbox_grades_the_same_and_says_so(course, tmp_path):
     assert "--no-sandbox" in result.stderr and (tmp_path / "out" / "WARNING-no-sandbox.txt").is_file()
     unsandboxed = scores(json.loads((tmp_path / "out" / "results.json").read_text()))
     assert unsandboxed == {key: value for key, value in scores(course["records"]).items() if key[0] in ("perfect", "mistake")}
+
+
+def test_a_fork_bomb_is_capped_and_costs_only_its_own_time(course):
+    from autograder.grading import sandbox
+
+    assert total(course, "fork-bomb") == 3 and total(course, "fork-bomb", "fx-ctrl") == 2  # its answers are right
+    page = (course["base"] / "out" / "feedback" / "fork-bomb" / "fx-attn" / "fx-attn.html").read_text()
+    forked = int(re.search(r"forked (\d+) processes", page).group(1))
+    if sandbox.missing_cap_warning() is None:
+        assert 100 < forked < sandbox.MAX_PROCESSES, forked  # the cap held (the kernel's own threads count too)
+    else:
+        assert sandbox.missing_cap_warning() in course["result"].stderr
+    assert not [name for name in os.listdir(sandbox.PIDS_HIERARCHIES[0]) if name.startswith("autograder-")] \
+        if os.path.isdir(sandbox.PIDS_HIERARCHIES[0]) else True  # every sandbox's cgroup removed
 
 
 def test_no_process_started_by_a_notebook_outlives_it(course):

@@ -89,3 +89,37 @@ def test_a_missing_bubblewrap_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap"):
         sandbox.check_available()
+
+
+FORK_UNTIL_REFUSED = """
+import os, time
+forked = 0
+try:
+    while forked < 1000:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        forked += 1
+except OSError as error:
+    print("refused", error.strerror)
+print(forked)
+"""
+
+
+def test_a_sandbox_runs_at_most_max_processes():
+    import subprocess
+    import sys
+
+    if sandbox.missing_cap_warning():  # root without a pids cgroup: the run warns instead (tests/test_grading.py)
+        assert "fork bomb" in sandbox.missing_cap_warning()
+        return
+    cap = sandbox.ProcessCap()
+    argv = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, '/sandbox/code')\n"
+            "from learner_kit import processes\nprocesses.limit_processes()\n" + FORK_UNTIL_REFUSED]
+    try:
+        result = subprocess.run(cap.wrap(sandbox.command(argv, {"PATH": "/usr/bin:/bin"})), capture_output=True, text=True, timeout=120)
+    finally:
+        cap.remove()
+    assert "refused Resource temporarily unavailable" in result.stdout, result.stdout + result.stderr[-2000:]
+    assert int(result.stdout.split()[-1]) < sandbox.MAX_PROCESSES
+    assert cap.folder is None and not any(name.startswith("autograder-") for name in os.listdir(sandbox.pids_hierarchy() or "/"))

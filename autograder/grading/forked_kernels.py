@@ -41,6 +41,7 @@ class KernelServer:
     def __init__(self):
         self.process = self.channel = self.stream = None
         self.sandboxed, self.ipc_dir, self.budget_s = True, None, None
+        self.cap = sandbox.ProcessCap()
         self.over_budget = False  # set when a kernel is stopped for its budget; the worker reads and resets it
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
 
@@ -64,7 +65,7 @@ class KernelServer:
         if self.sandboxed:
             argv = [sys.executable, "-I", f"{sandbox.CODE}/learner_kit/kernel_server.py", sandbox.CODE,
                     "--channel", str(theirs.fileno()), "--pid-namespace", "--judged-outside"]
-            command = sandbox.command(argv, self.env(), writable=[str(self.ipc_dir)])
+            command = self.cap.wrap(sandbox.command(argv, self.env(), writable=[str(self.ipc_dir)]))
         else:
             command = [sys.executable, "-I", str(ROOT / "learner_kit" / "kernel_server.py"), str(ROOT),
                        "--channel", str(theirs.fileno()), "--notebook-dir", str(self.ipc_dir.parent / "notebook")]
@@ -106,6 +107,7 @@ class KernelServer:
         if self.process is not None:
             kill_group(self.process)
             self.process.wait()
+        self.cap.remove()
         self.process = self.channel = self.stream = None
 
 

@@ -86,8 +86,9 @@ def _graded_call(cell):
 class UnitServer:
     """One unit server process (started in the sandbox by `command`), serving notebooks one at a time."""
 
-    def __init__(self, command, env=None, workdir="/tmp/notebook"):
+    def __init__(self, command, env=None, workdir="/tmp/notebook", cap=None):
         self.command, self.env, self.workdir = list(command), env, workdir  # workdir: the child's, emptied after it
+        self.cap = cap  # a sandbox.ProcessCap around the server, or None
         self.process = self.control = None
         self.started = False
 
@@ -96,8 +97,9 @@ class UnitServer:
             return
         self.close()
         control_read, self.control = os.pipe()
+        command = [*self.command, "--control", str(control_read)]
         self.process = subprocess.Popen(
-            [*self.command, "--control", str(control_read)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            self.cap.wrap(command) if self.cap else command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, pass_fds=(control_read,), start_new_session=True, env=self.env, cwd="/",
         )
         os.close(control_read)
@@ -139,6 +141,8 @@ class UnitServer:
             self.process.wait()
             for stream in (self.process.stdin, self.process.stdout):
                 stream.close()
+        if self.cap is not None:
+            self.cap.remove()
         if self.control is not None:
             os.close(self.control)
         self.process = self.control = None

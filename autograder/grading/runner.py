@@ -121,6 +121,8 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     sources, warnings = readable_sources(source_dir)
     if not settings.sandbox:
         warnings.insert(0, NO_SANDBOX_WARNING)
+    elif sandbox.missing_cap_warning():
+        warnings.insert(0, sandbox.missing_cap_warning())
     submissions, more = find_submissions(submitted, set(sources))
     warnings += more
     for warning in warnings:

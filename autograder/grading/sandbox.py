@@ -8,6 +8,12 @@ discarded with it. No submission, no OUT, no gradebook, no other notebook's file
 the descriptors the grader hands over are open. The unit server (learner_kit/unit_server.py)
 runs in one per grading job and kills everything but itself between two notebooks.
 
+Processes: at most MAX_PROCESSES (threads included) per sandbox, so a fork bomb fails inside
+it instead of starving the other jobs. Where the grader is not root, the sandboxed servers set
+RLIMIT_NPROC themselves (learner_kit/processes.py; Linux counts it per user namespace). Root
+is exempt from RLIMIT_NPROC, so a root grader puts each sandbox in a cgroup of the pids
+controller (ProcessCap) where the machine has one; where it has none, runner.py warns.
+
 bubblewrap is Debian's `bubblewrap` package (`make test` installs it where it may).
 """
 import os
@@ -15,9 +21,14 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
+import time
 from pathlib import Path
 
 from autograder.paths import ROOT
+
+MAX_PROCESSES = 256  # the same cap as learner_kit/processes.py's
+PIDS_HIERARCHIES = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # cgroup v1's pids controller, then v2's
 
 CODE = "/sandbox/code"  # where learner_kit appears inside
 TMP_BYTES = 512 * 1024 * 1024  # the private /tmp (in memory): all a notebook can write
@@ -91,3 +102,62 @@ def check_available():
     if result.returncode != 0 or "sandbox ok" not in result.stdout:
         why = (result.stderr.strip().splitlines() or ["no output"])[-1]
         raise SandboxUnavailable(f"bubblewrap could not make a sandbox here ({why}). " + HOW_TO_INSTALL)
+
+
+def pids_hierarchy():
+    """The cgroup folder under which a root grader may make pids cgroups, or None."""
+    if os.geteuid() != 0:
+        return None
+    for base in PIDS_HIERARCHIES:
+        v2 = os.path.exists(f"{base}/cgroup.subtree_control")
+        if v2 and "pids" not in Path(base, "cgroup.subtree_control").read_text().split():
+            continue
+        if os.access(f"{base}/cgroup.procs", os.W_OK) and (v2 or base.endswith("/pids")):
+            return base
+    return None
+
+
+class ProcessCap:
+    """A pids cgroup around one sandbox: it and everything started in it count, MAX_PROCESSES at most.
+
+    Used where the grader is root (RLIMIT_NPROC does not hold for root). ``wrap`` returns the
+    command that joins the cgroup and then becomes bwrap; ``remove`` deletes it once all its
+    processes have ended. Without a pids controller both do nothing (see ``missing_warning``).
+    """
+
+    def __init__(self, limit=MAX_PROCESSES):
+        self.limit, self.folder = limit, None
+
+    def wrap(self, argv):
+        base = pids_hierarchy()
+        if base is None:
+            return list(argv)
+        try:
+            self.folder = tempfile.mkdtemp(prefix="autograder-", dir=base)
+            Path(self.folder, "pids.max").write_text(str(self.limit))
+        except OSError:
+            self.remove()
+            return list(argv)
+        return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.folder, *argv]
+
+    def remove(self):
+        if self.folder is None:
+            return
+        for _ in range(100):  # a killed process leaves its cgroup a moment after it is reaped
+            try:
+                os.rmdir(self.folder)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)
+        self.folder = None
+
+
+def missing_cap_warning():
+    """A line for the instructor where a notebook's processes cannot be capped (root, no pids cgroup)."""
+    if os.geteuid() != 0 or pids_hierarchy() is not None:
+        return None
+    return ("no cap on a notebook's processes: the grader runs as root (exempt from RLIMIT_NPROC) on a machine "
+            "without a writable pids cgroup; a fork bomb in a notebook slows the other jobs until its time budget "
+            "stops it. Grade as an ordinary user, or where /sys/fs/cgroup has the pids controller")

@@ -84,7 +84,8 @@ class Verifier:
         env = child_env()
         # In the sandbox /tmp is the server's own; without it, each job's server needs a folder of its own.
         workdir = "/tmp/notebook" if settings.sandbox else tempfile.mkdtemp(prefix="autograder-unit-")
-        self.server = UnitServer(sandbox.unit_server_command(env, sandboxed=settings.sandbox), env=env, workdir=workdir)
+        cap = sandbox.ProcessCap() if settings.sandbox else None
+        self.server = UnitServer(sandbox.unit_server_command(env, sandboxed=settings.sandbox), env=env, workdir=workdir, cap=cap)
 
     def start(self):
         """Start the server now (call it early: it imports torch meanwhile)."""
