@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,11 @@ def course(tmp_path_factory):
     (submitted / "misnamed" / "fx-ctrl" / "notes.txt").write_text("hello", encoding="utf-8")
     write_bad_inputs(submitted, source)
     before, source_before = tree_hash(submitted), tree_hash(source)
+    decoy = socket.socket(socket.AF_UNIX)  # the peek student's target: a listening socket beside OUT
+    decoy.bind(str(base / "decoy.sock"))
+    decoy.listen()
     result = grade(submitted, base / "out", source, 2)
+    decoy.close()
     records = json.loads((base / "out" / "results.json").read_text()) if result.returncode == 0 else None
     return {"base": base, "source": source, "submitted": submitted, "before": before, "result": result, "records": records,
             "source_before": source_before}
@@ -239,6 +244,13 @@ def test_a_fork_bomb_is_capped_and_costs_only_its_own_time(course):
         assert sandbox.missing_cap_warning() in course["result"].stderr
     assert not [name for name in os.listdir(sandbox.PIDS_HIERARCHIES[0]) if name.startswith("autograder-")] \
         if os.path.isdir(sandbox.PIDS_HIERARCHIES[0]) else True  # every sandbox's cgroup removed
+
+
+def test_a_notebook_finds_no_socket_but_its_own_kernels(course):
+    assert total(course, "peek") == 3
+    page = (course["base"] / "out" / "feedback" / "peek" / "fx-attn" / "fx-attn.html").read_text()
+    own, foreign = map(int, re.search(r"own sockets (\d+), foreign sockets (\d+)", page).groups())
+    assert own >= 5 and foreign == 0, page[page.index("own sockets"):][:300]  # a kernel listens on five channels
 
 
 def test_no_process_started_by_a_notebook_outlives_it(course):
