@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 import learner_kit
-from autograder.checks import UNITS
+from autograder.checks import UNITS, isolation
 from learner_kit import harness
 
 DIRECTORY = Path(learner_kit.__file__).parent / "fingerprints"
@@ -26,7 +26,7 @@ FORMAT = 1
 def fingerprint(spec):
     """The fingerprint of one unit, as plain data."""
     call, cases = spec.build_call(), spec.probes()
-    return {
+    data = {
         "format": FORMAT,
         "unit": spec.name,
         "call": {
@@ -36,25 +36,41 @@ def fingerprint(spec):
             "axes": {name: list(axes) for name, axes in call.axes.items()},
         },
         "properties": [list(p) for p in spec.properties if isinstance(p, tuple)],
-        "cases": [_case_data(case) for case in cases],
+        "cases": [_case_data(case, isolation.replays(spec, call, case)) for case in cases],
         "reference": [_outcome_data(harness.run(spec.reference, call, case)) for case in cases],
         "mutants": {
             mistake_id: [[_outcome_data(harness.run(variant, call, case)) for case in cases] for variant in variants]
             for mistake_id, variants in spec.mutants.items()
         },
     }
+    if spec.stand_ins:
+        data["stand_ins"] = _stand_in_data(spec, cases)
+    return data
 
 
-def _case_data(case):
+def _stand_in_data(spec, cases):
+    """The unit built from stand-ins for the graded modules it builds: their classes, weights, the reference's results."""
+    call = spec.build_call(stand_ins=True)
+    return {
+        "classes": {name: type_.__name__ for name, type_ in call.bindings.items()},
+        "weights": dict(call.weights),
+        "reference": [_outcome_data(harness.run(spec.reference, call, case)) for case in cases],
+    }
+
+
+def _case_data(case, replays):
     for name, value in case.inputs.items():
         if not isinstance(value, (torch.Tensor, int, float, str, type(None))):
             raise TypeError(f"probe input {name!r} is a {type(value).__name__}: fingerprints hold plain data only")
-    return {
+    data = {
         "inputs": {name: v.detach() if isinstance(v, torch.Tensor) else v for name, v in case.inputs.items()},
         "label": case.label,
         "compare": list(case.compare),
         "torch_seed": case.torch_seed,
     }
+    if replays:  # the graded functions the unit calls, as the reference called them (checks/isolation.py)
+        data["replays"] = {name: replay.to_plain() for name, replay in replays.items()}
+    return data
 
 
 def _outcome_data(outcome):

@@ -7,6 +7,7 @@ and the naming of a known mistake from its outcomes (name_mistake). It holds no 
 """
 import contextlib
 import io
+import types
 import warnings
 from dataclasses import dataclass, field, replace
 
@@ -41,6 +42,7 @@ class Call:
     init: tuple | None = None  # constructor arguments of a module; None for a function
     weights: dict | None = None  # state_dict copied into the module after construction
     axes: dict = field(default_factory=dict)  # result name -> names of its last axes
+    bindings: dict = field(default_factory=dict)  # name -> what it means in the unit's globals during the run
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ def run(target, call, case, guard=None, backprop=None):
         return target.run_case(call, case, guard, backprop)
     args = {name: fresh(value) for name, value in case.inputs.items()}
     outcome = Outcome(inputs=args)
-    with isolated():
+    with isolated(), bound(target, call.bindings):
         try:
             with guard if guard is not None else contextlib.nullcontext():
                 function = target
@@ -139,6 +141,47 @@ def run(target, call, case, guard=None, backprop=None):
     if backprop and outcome.outputs is not None:
         outcome.backprop_failure = backpropagate(outcome, backprop)
     return outcome
+
+
+def unit_globals(target):
+    """The global namespace `target`'s code looks names up in (a notebook's, for a learner's unit), or None."""
+    if isinstance(target, types.FunctionType):
+        return target.__globals__
+    if isinstance(target, type):
+        for klass in target.__mro__:
+            if str(klass.__module__).split(".")[0] == "torch":  # nn.Module's own methods
+                continue
+            for value in vars(klass).values():
+                function = getattr(value, "__func__", value)
+                if isinstance(function, types.FunctionType):
+                    return function.__globals__
+    return None
+
+
+@contextlib.contextmanager
+def bound(target, bindings):
+    """`bindings` ({name: object}) in `target`'s globals for the duration, then the names as they were.
+
+    An object with `with_fallback` (a replay.Replay) is given what the name held before.
+    """
+    namespace = unit_globals(target) if bindings else None
+    if namespace is None:
+        yield
+        return
+    missing = object()
+    before = {name: namespace.get(name, missing) for name in bindings}
+    for name, value in bindings.items():
+        if hasattr(value, "with_fallback"):
+            value = value.with_fallback(None if before[name] is missing else before[name])
+        namespace[name] = value
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
 
 
 def backpropagate(outcome, names, seed=0):

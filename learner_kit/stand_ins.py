@@ -1,7 +1,8 @@
-"""Stand-in models for testing decoding code without a trained Transformer.
+"""Stand-ins: models for testing decoding code without a trained Transformer, and modules
+that take the place of a graded module while the unit that builds it is judged.
 
-A stand-in has the interface greedy decoding uses (`encode`, `decode`, `generator`) and
-behaves in a way simple enough to predict by hand. It holds no solution.
+A stand-in model has the interface greedy decoding uses (`encode`, `decode`, `generator`)
+and behaves in a way simple enough to predict by hand. No stand-in holds a solution.
 """
 import torch
 from torch import nn
@@ -76,3 +77,80 @@ class ScriptedModel(nn.Module):
         return self.generator(self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask))
 
 
+
+
+# ---------------------------------------------------------------- stand-ins for graded modules
+# A composite unit (Encoder) builds other graded units of its notebook by name (EncoderLayer).
+# When the learner's own EncoderLayer is what makes their Encoder fail, the checks judge the
+# Encoder again with these bound to those names, against the reference Encoder built from
+# the same stand-ins (autograder/checks/core.py). Each has the interface of the unit it
+# replaces and its submodule names, respects the masks it is given, and is nothing like the
+# unit's answer: a masked average of projected positions, squashed by tanh.
+
+
+def _masked_mean(values, mask, length_q):
+    """For each of `length_q` query rows, the mean of `values` (B, L_k, d) over the keys `mask` allows."""
+    batch, length_k = values.shape[0], values.shape[1]
+    if mask is None:
+        keep = torch.ones(batch, 1, length_q, length_k, dtype=values.dtype, device=values.device)
+    else:
+        keep = mask.to(values.dtype).expand(batch, 1, length_q, length_k)
+    keep = keep[:, 0]
+    return keep @ values / keep.sum(-1, keepdim=True).clamp(min=1)
+
+
+class StandInEncoderLayer(nn.Module):
+    """In place of EncoderLayer(d_model, n_head, d_ff, dropout): forward(x, mask=None)."""
+
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        super().__init__()
+        self.mix = nn.Linear(d_model, d_model)
+
+    def forward(self, x, mask=None):
+        return torch.tanh(x + _masked_mean(self.mix(x), mask, x.shape[1]))
+
+
+class StandInDecoderLayer(nn.Module):
+    """In place of DecoderLayer(d_model, n_head, d_ff, dropout): forward(x, memory, src_mask=None, tgt_mask=None)."""
+
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        super().__init__()
+        self.mix = nn.Linear(d_model, d_model)
+        self.cross = nn.Linear(d_model, d_model)
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        own = _masked_mean(self.mix(x), tgt_mask, x.shape[1])
+        source = _masked_mean(self.cross(memory), src_mask, x.shape[1])
+        return torch.tanh(x + own + 0.5 * source)
+
+
+class StandInGenerator(nn.Module):
+    """In place of Generator(d_model, vocab_size): submodule `proj`; forward(x)."""
+
+    def __init__(self, d_model, vocab_size):
+        super().__init__()
+        self.proj = nn.Linear(d_model, vocab_size)
+
+    def forward(self, x):
+        return torch.tanh(self.proj(x))
+
+
+class StandInAdditiveAttention(nn.Module):
+    """In place of AdditiveAttention(d_k, d_hidden): submodules `w_q`, `w_k`, `v`; forward(query, key, value, mask, dropout)."""
+
+    def __init__(self, d_k, d_hidden):
+        super().__init__()
+        self.w_q = nn.Linear(d_k, d_hidden, bias=False)
+        self.w_k = nn.Linear(d_k, d_hidden, bias=False)
+        self.v = nn.Linear(d_hidden, 1, bias=False)
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(self.w_q(query).unsqueeze(-2) * self.w_k(key).unsqueeze(-3)).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9)
+        weights = scores.softmax(dim=-1)
+        return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+STAND_INS = {"EncoderLayer": StandInEncoderLayer, "DecoderLayer": StandInDecoderLayer,
+             "Generator": StandInGenerator, "AdditiveAttention": StandInAdditiveAttention}

@@ -8,7 +8,13 @@ then the values of its results are compared with the stored reference results; w
 differ, the stored results of the known mistakes name the misconception. Cheap properties
 (rows summing to 1, blocked keys getting weight 0) follow. No solution code is involved:
 the fingerprints hold numbers only.
+
+A unit that calls other graded units of its notebook (MultiHeadAttention calls split_heads)
+is judged with those answered as the reference answered them (learner_kit/replay.py), so
+its test judges its own code; when it passes so but the learner's own helper breaks it, a
+note says which helper to fix.
 """
+from dataclasses import replace
 from importlib import resources
 
 import torch
@@ -16,6 +22,7 @@ import torch
 from learner_kit import harness
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.messages import format_message
+from learner_kit.replay import Replay
 
 
 def check_visible(unit_name, candidate):
@@ -38,14 +45,14 @@ def visible_problem(unit_name, candidate):
         return format_message(*wrong)
     cases = [Case(c["inputs"], label=c["label"], compare=tuple(c["compare"]), torch_seed=c["torch_seed"])
              for c in data["cases"]]
-    learner = [harness.run(candidate, call, case) for case in cases]
+    calls = [replace(call, bindings=_replays(c)) for c in data["cases"]]
+    learner = [harness.run(candidate, calls[i], case) for i, case in enumerate(cases)]
     for index, (got, case) in enumerate(zip(learner, cases)):
-        want = _outcome(data["reference"][index])
-        found = harness.verdict(got, want, case, call.axes)
-        if found is None:
-            problem = harness.violated_property([tuple(p) for p in data["properties"]], got, case, call.axes)
-            found = ("property-violated", problem) if problem else None
+        found = _problem(got, _outcome(data["reference"][index]), case, call.axes, data["properties"])
+        if found is not None and "stand_ins" in data and _right_with_stand_ins(unit_name, candidate, data, call, cases):
+            return ""
         if found is not None:
+            want = _outcome(data["reference"][index])
             mistake_id, detail = found
             if mistake_id != "not-implemented":
                 order = [index, *(i for i in range(len(cases)) if i != index)]
@@ -54,7 +61,60 @@ def visible_problem(unit_name, candidate):
                 named = harness.name_mistake([learner[i] for i in order], variants, [cases[i] for i in order], want)
                 mistake_id = named or mistake_id
             return format_message(mistake_id, detail)
+    _note_broken_helpers(unit_name, candidate, data, calls, cases)
     return ""
+
+
+def _problem(got, want, case, axes, properties):
+    """(id, detail) of what differs from the stored reference outcome or breaks a stored property, or None."""
+    found = harness.verdict(got, want, case, axes)
+    if found is None:
+        problem = harness.violated_property([tuple(p) for p in properties], got, case, axes)
+        found = ("property-violated", problem) if problem else None
+    return found
+
+
+def _right_with_stand_ins(unit_name, candidate, data, call, cases):
+    """Whether the unit passes with stand-ins for the graded modules it builds (learner_kit/stand_ins.py),
+    against the reference built from the same stand-ins; if so, a note names the module to fix."""
+    from learner_kit import stand_ins
+
+    stored = data["stand_ins"]
+    bindings = {name: getattr(stand_ins, class_name) for name, class_name in stored["classes"].items()}
+    with_stand_ins = replace(call, weights=stored["weights"], bindings=bindings)
+    for index, case in enumerate(cases):
+        got = harness.run(candidate, with_stand_ins, case)
+        if _problem(got, _outcome(stored["reference"][index]), case, call.axes, data["properties"]) is not None:
+            return False
+    if not isinstance(candidate, harness.Remote):  # the grader decides; learners read the note in their notebook
+        names = " and ".join(f"`{name}`" for name in bindings)
+        print(f"Note: your {unit_name} is right: built from simple stand-ins for {names}, it gives what the "
+              f"exercise's {unit_name} gives with them. With your own {names} it does not, so fix {names} first "
+              "(its test above says how).")
+    return True
+
+
+def _replays(case_data):
+    return {name: Replay.from_plain(plain) for name, plain in case_data.get("replays", {}).items()}
+
+
+def _note_broken_helpers(unit_name, candidate, data, calls, cases):
+    """Print which of the learner's own helpers (split_heads, ...) make this passing unit give other results."""
+    helpers = sorted({name for call in calls for name in call.bindings})
+    if isinstance(candidate, harness.Remote) or not helpers:  # the grader: learners read the note in their notebook
+        return
+    broken = []
+    for helper in helpers:
+        for index, (call, case) in enumerate(zip(calls, cases)):
+            own = {name: value for name, value in call.bindings.items() if name != helper}
+            got = harness.run(candidate, replace(call, bindings=own), case)
+            if harness.verdict(got, _outcome(data["reference"][index]), case, call.axes) is not None:
+                broken.append(helper)
+                break
+    if broken:
+        names = " and ".join(f"`{name}`" for name in broken)
+        print(f"Note: your {unit_name} passes with a correct {names}; with your own {names} it gives other "
+              f"results. Fix {names} first (the test{'s' if len(broken) > 1 else ''} above say{'' if len(broken) > 1 else 's'} how).")
 
 
 def fingerprint_file(unit_name):

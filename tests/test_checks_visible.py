@@ -1,5 +1,6 @@
 """Visible checks: the reference passes, every known mistake is named, fingerprints are fresh."""
 import pytest
+import torch
 
 from autograder import fingerprints, reference
 from autograder.checks import UNITS
@@ -44,3 +45,47 @@ def test_an_unnamed_error_gets_its_hint():
 def test_committed_fingerprints_are_fresh():
     outdated = fingerprints.stale()
     assert not outdated, f"stale fingerprints {sorted(outdated)}: run `python -m autograder.fingerprints`"
+
+
+def test_a_composite_is_judged_on_its_own_code_and_points_at_the_broken_helper(capsys):
+    """A right make_tgt_mask that calls a wrong make_pad_mask by name, as in the notebook."""
+    namespace = {"torch": torch}
+    exec("def make_pad_mask(tokens, pad_idx=0):\n    return (tokens == pad_idx)[:, None, None, :]\n"
+         "def make_subsequent_mask(size, device=None):\n    return torch.ones(1, size, size, dtype=torch.bool, device=device).tril()\n"
+         "def make_tgt_mask(tgt, pad_idx=0):\n    return make_pad_mask(tgt, pad_idx) & make_subsequent_mask(tgt.size(-1), device=tgt.device)\n",
+         namespace)
+    assert "[mask-pad-inverted]" in visible_problem("make_pad_mask", namespace["make_pad_mask"])
+    capsys.readouterr()
+    check_visible("make_tgt_mask", namespace["make_tgt_mask"])
+    printed = capsys.readouterr().out
+    assert "with your own `make_pad_mask` it gives other results. Fix `make_pad_mask` first" in printed
+    assert "make_subsequent_mask" not in printed  # the right helper is not blamed
+    assert "All visible tests passed for make_tgt_mask." in printed
+    namespace["make_pad_mask"] = reference.make_pad_mask
+    check_visible("make_tgt_mask", namespace["make_tgt_mask"])
+    assert "Note" not in capsys.readouterr().out
+    namespace["make_tgt_mask"] = lambda tgt, pad_idx=0: make_causal_only(tgt)  # a composite that is itself wrong
+    assert "[mask-tgt-missing-pad]" in visible_problem("make_tgt_mask", namespace["make_tgt_mask"])
+
+
+def make_causal_only(tgt):
+    return torch.ones(1, 1, tgt.size(-1), tgt.size(-1), dtype=torch.bool).tril()
+
+
+def test_a_composite_module_is_judged_with_stand_ins_when_its_parts_are_wrong(capsys):
+    """A right Encoder built, by name, from a wrong EncoderLayer: it passes, and the note names EncoderLayer."""
+    from tests.zoo.blame import ENCODER_CELL, PROVIDED
+
+    namespace = {"__name__": "__main__"}
+    exec(PROVIDED, namespace)  # the notebook's provided cells
+    exec(ENCODER_CELL, namespace)
+    assert not visible_problem("EncoderLayer", namespace["EncoderLayer"])  # a right layer: no note either
+    assert "Note" not in capsys.readouterr().out
+    namespace["EncoderLayer"].forward = lambda self, x, mask=None: x + self.ffn(self.norm1(x))  # now wrong
+    assert visible_problem("EncoderLayer", namespace["EncoderLayer"])
+    capsys.readouterr()
+    check_visible("Encoder", namespace["Encoder"])
+    printed = capsys.readouterr().out
+    assert "Note: your Encoder is right" in printed and "fix `EncoderLayer` first" in printed
+    namespace["Encoder"].forward = lambda self, x, mask=None: x  # a wrong Encoder stays wrong
+    assert visible_problem("Encoder", namespace["Encoder"])

@@ -105,3 +105,43 @@ def test_an_endless_loop_costs_its_notebook_its_budget_and_nothing_more(judge):
     assert took < 20 + 15, took  # the budget, and the time to stop it
     again = judge.verify(attention_source(), notebook(SOLUTIONS, "01-attention"))
     assert all(passed for passed, _ in again.values())
+
+
+WRONG_SPLIT = '''def split_heads(x, n_head):
+    B, L, D = x.shape
+    return x.view(B, n_head, L, D // n_head)
+'''
+WRONG_PAD_MASK = '''def make_pad_mask(tokens, pad_idx=0):
+    return (tokens == pad_idx)[:, None, None, :]
+'''
+
+
+PRE_NORM_LAYER = '''class EncoderLayer(nn.Module):
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, n_head, dropout)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.dropout1, self.dropout2 = nn.Dropout(dropout), nn.Dropout(dropout)
+
+    def forward(self, x, mask=None):
+        y = self.norm1(x)
+        x = x + self.dropout1(self.self_attn(y, y, y, mask))
+        return x + self.dropout2(self.ffn(self.norm2(x)))
+'''
+
+
+@pytest.mark.parametrize("assignment, helper, source, composite", [
+    ("02-multi-head", "split_heads", WRONG_SPLIT, "MultiHeadAttention"),
+    ("06-masks", "make_pad_mask", WRONG_PAD_MASK, "make_tgt_mask"),
+    ("05-encoder", "EncoderLayer", PRE_NORM_LAYER, "Encoder"),
+])
+def test_a_wrong_helper_costs_only_its_own_cells(judge, assignment, helper, source, composite):
+    nb = notebook(SOLUTIONS, assignment)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == helper:
+            cell.source = source
+    verdicts = judge.verify(load_assignment(SOLUTIONS, assignment)[0], nb)
+    assert not verdicts[f"{helper}-visible"][0] and not verdicts[f"{helper}-hidden-values"][0]
+    composite_cells = {g: v for g, v in verdicts.items() if g.startswith(f"{composite}-")}
+    assert composite_cells and all(passed for passed, _ in composite_cells.values()), composite_cells

@@ -189,4 +189,5 @@ register(UnitSpec(
     grad_outputs=("output",),
     picture="attn",
     weight_noise=0.3,
+    stand_ins=("AdditiveAttention",),
 ))

@@ -16,8 +16,9 @@ from autograder import reference
 from learner_kit import harness
 from learner_kit.harness import Call
 from learner_kit.messages import format_message
+from learner_kit.stand_ins import STAND_INS
 
-from . import guards, pictures
+from . import guards, isolation, pictures
 
 # Aspects that run the learner's module with the reference's buffers too: a table built in
 # float32 (right, as in the Annotated Transformer) carries ~1e-7 of rounding that the float64
@@ -74,20 +75,25 @@ class UnitSpec:
     picture: str | None = None  # the result holding attention weights, drawn when it differs
     weight_seed: int = 0  # seed of the reference module whose weights every module check uses
     weight_noise: float = 0.0  # normal noise added to those weights (e.g. so that gamma is not all ones)
+    isolate: dict = field(default_factory=dict)  # graded function it calls -> replay kind (see isolation.py)
+    stand_ins: tuple = ()  # graded modules it builds by name: judged again with stand-ins when it fails
 
     @property
     def reference(self):
         return getattr(reference, self.name)
 
-    def build_call(self, with_buffers=False):
+    def build_call(self, with_buffers=False, stand_ins=False):
         """The Call of every case; module weights come from a seeded reference instance.
 
         Only parameters are copied unless `with_buffers`: a buffer (the positional table)
-        is the learner's own work, judged by "values" and "properties".
+        is the learner's own work, judged by "values" and "properties". With `stand_ins`,
+        the graded modules the unit builds are learner_kit's stand-ins, in the reference
+        and (Call.bindings) in the learner's unit.
         """
         weights = None
+        bindings = {name: STAND_INS[name] for name in self.stand_ins} if stand_ins else {}
         if self.init is not None:
-            with harness.isolated():
+            with harness.isolated(), harness.bound(self.reference, bindings):
                 harness.seed(self.weight_seed)
                 module = self.reference(*self.init)
                 tensors = module.state_dict() if with_buffers else dict(module.named_parameters(remove_duplicate=False))
@@ -95,7 +101,7 @@ class UnitSpec:
                 for value in weights.values():
                     if value.is_floating_point():
                         value.add_(self.weight_noise * torch.randn(value.shape, dtype=value.dtype))
-        return Call(outputs=self.outputs, init=self.init, weights=weights, axes=self.axes)
+        return Call(outputs=self.outputs, init=self.init, weights=weights, axes=self.axes, bindings=bindings)
 
 
 def register(spec):
@@ -118,24 +124,35 @@ def check(unit_name, candidate, aspect):
         raise ValueError(f"no checks for unit {unit_name!r}; known units: {known}")
     if aspect not in spec.cases:
         raise ValueError(f"{unit_name} has no aspect {aspect!r}; it has: {', '.join(spec.cases)}")
-    failure = None
-    try:
-        checker = _Checker(spec, candidate, aspect)
-        checker.guards()
-        getattr(checker, ASPECTS[aspect])(aspect)
-    except CheckFailure as caught:
-        failure = caught
+    failure = _failure(_Checker(spec, candidate, aspect), aspect)
+    if failure is not None and spec.stand_ins and _failure(_Checker(spec, candidate, aspect, stand_ins=True), aspect) is None:
+        failure = None  # right with right parts: the learner's own part is to blame, and loses its own points
     if failure is not None:
         raise failure.with_traceback(None)  # the message is the point, not the checks' frames
     print(f"✓ {unit_name}: {aspect} passed")
 
 
-class _Checker:
-    """One check of one candidate: runs cases, judges them, names the mistake."""
+def _failure(checker, aspect):
+    """The CheckFailure of one aspect, or None."""
+    try:
+        checker.guards()
+        getattr(checker, ASPECTS[aspect])(aspect)
+    except CheckFailure as caught:
+        return caught
+    return None
 
-    def __init__(self, spec, candidate, aspect=None):
-        self.spec, self.candidate = spec, candidate
-        self.call = spec.build_call(with_buffers=aspect in REFERENCE_BUFFER_ASPECTS)
+
+class _Checker:
+    """One check of one candidate: runs cases, judges them, names the mistake.
+
+    With `stand_ins`, the graded modules the unit builds are stand-ins (learner_kit/stand_ins.py),
+    in the learner's unit and in the reference alike: a pass then shows that the unit's own code
+    is right. Such a checker only decides; it names no mistake and draws nothing.
+    """
+
+    def __init__(self, spec, candidate, aspect=None, stand_ins=False):
+        self.spec, self.candidate, self.naming = spec, candidate, not stand_ins
+        self.call = spec.build_call(with_buffers=aspect in REFERENCE_BUFFER_ASPECTS, stand_ins=stand_ins)
 
     # ---------------------------------------------------------- guards and judging
 
@@ -152,7 +169,8 @@ class _Checker:
         """The candidate's outcome on `case`, watched for forbidden built-ins and the reference."""
         watch = guards.Watch({**guards.FORBIDDEN_FUNCTIONS, **self.spec.forbidden},
                              modules=guards.FORBIDDEN_MODULES + tuple(self.spec.forbidden_modules))
-        got = harness.run(self.candidate, self.call, case, guard=watch, backprop=backprop)
+        call = isolation.isolated_call(self.spec, self.call, case)
+        got = harness.run(self.candidate, call, case, guard=watch, backprop=backprop)
         found = watch.found or guards.forbidden_submodule(got.instance, self.spec.forbidden_modules)
         if found:
             raise CheckFailure(*found)
@@ -170,9 +188,9 @@ class _Checker:
 
     def fail(self, case, got, want, mistake_id, detail):
         """Raise the most specific failure: a known mistake that explains it, else `mistake_id`."""
-        if mistake_id != "not-implemented" and want is not None:
+        if self.naming and mistake_id != "not-implemented" and want is not None:
             mistake_id = self.diagnose(case, got, want) or mistake_id
-        if self.spec.picture and want is not None and got.outputs:
+        if self.naming and self.spec.picture and want is not None and got.outputs:
             pictures.show_attention(got.outputs, want.outputs, self.spec.picture)
         raise CheckFailure(mistake_id, detail)
 

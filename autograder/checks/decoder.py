@@ -250,4 +250,5 @@ register(UnitSpec(
     knobbed=_Decoder,
     properties=(independent_layers("decoder", N_LAYERS), _future_invisible, _source_padding_invisible),
     weight_noise=0.1,
+    stand_ins=("DecoderLayer",),
 ))

@@ -328,4 +328,5 @@ register(UnitSpec(
     mutants=ENCODER_MUTANTS,
     knobbed=_Encoder,
     properties=(independent_layers("encoder", N_LAYERS), _padding_changes_nothing),
+    stand_ins=("EncoderLayer",),
 ))

@@ -258,4 +258,5 @@ register(UnitSpec(
     mutants=TRANSFORMER_MUTANTS,
     knobbed=_Transformer,
     properties=(_target_embedding, _methods, _xavier),
+    stand_ins=("Generator",),
 ))

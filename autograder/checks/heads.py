@@ -14,6 +14,7 @@ import torch
 
 from autograder import reference
 from learner_kit.harness import Case
+from learner_kit.replay import REARRANGE
 
 from . import inputs
 from .core import UnitSpec, register, variant_class
@@ -167,4 +168,5 @@ register(UnitSpec(
     properties=(("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",
+    isolate={"split_heads": REARRANGE, "merge_heads": REARRANGE},
 ))

@@ -9,6 +9,7 @@ mask-fixed-device by the device aspect.
 import torch
 
 from learner_kit.harness import Case
+from learner_kit.replay import VALUES
 
 from .core import UnitSpec, register
 
@@ -52,7 +53,7 @@ def _token_cases(tokens, tokens_pad_1):
     ]
 
 
-def _token_unit(name, mutants, knobbed):
+def _token_unit(name, mutants, knobbed, isolate=None):
     """make_pad_mask and make_tgt_mask: the same cases, results of shape (B, 1, L_q or 1, L_k)."""
     register(UnitSpec(
         name=name,
@@ -66,6 +67,7 @@ def _token_unit(name, mutants, knobbed):
         mutants=mutants,
         knobbed=knobbed,
         device_id="mask-fixed-device",
+        isolate=isolate or {},
     ))
 
 
@@ -74,7 +76,7 @@ _token_unit("make_pad_mask", knobbed=_pad_mask, mutants={
     "mask-pad-inverted": (lambda t, p=0: _pad_mask(t, p, inverted=True),),
 })
 
-_token_unit("make_tgt_mask", knobbed=_tgt_mask, mutants={
+_token_unit("make_tgt_mask", knobbed=_tgt_mask, isolate={"make_pad_mask": VALUES, "make_subsequent_mask": VALUES}, mutants={
     "mask-tgt-missing-pad": tuple(lambda t, p=0, s=s: _tgt_mask(t, p, pad=False, shape=s) for s in ((1, 1), (1,))),
     "mask-tgt-missing-causal": (lambda t, p=0: _tgt_mask(t, p, causal=False),),
     "mask-pad-inverted": (lambda t, p=0: _tgt_mask(t, p, pad_inverted=True),),

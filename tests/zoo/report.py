@@ -1,8 +1,10 @@
 """Print the zoo's table: for each id, whether its bugs were caught and named; then the
-right answers' pass count.   python -m tests.zoo.report   (make zoo)"""
+right answers' pass count; then which units lose points when one helper is wrong (blame).
+python -m tests.zoo.report   (make zoo)"""
 from learner_kit.messages import CATALOGUE
 
 from . import load_all, run_check
+from .blame import blame_runs
 
 
 def main():
@@ -24,8 +26,15 @@ def main():
     passed = [all(run_check(s, a)[0] is None for a in s.aspects) for s in rights]
     print(f"\nright-answer zoo: {sum(passed)}/{len(passed)} implementations pass every aspect "
           f"({len({s.unit for s in rights})} units)")
+    print("\nblame: a wrong helper inside a right composite, as in a notebook; the units that lost points")
+    misplaced = 0
+    for run in blame_runs():
+        fair = run.losing == (run.helper,)
+        misplaced += not fair
+        print(f"  {run.helper:<22} {run.specimen:<28} in {run.composite:<20} -> {', '.join(run.losing) or 'none'}"
+              f"{'' if fair else '   <- WRONG UNIT BLAMED'}")
     failed_bugs = sum(not n for runs in results.values() for _, n in runs)
-    return 1 if failed_bugs or not all(passed) else 0
+    return 1 if failed_bugs or misplaced or not all(passed) else 0
 
 
 def _mark(count, runs):

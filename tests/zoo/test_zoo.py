@@ -2,6 +2,7 @@
 import pytest
 
 from . import load_all, run_check
+from .blame import blame_runs
 
 BUGS, RIGHTS = load_all()
 
@@ -26,3 +27,8 @@ def test_right_answer_passes(specimen, aspect):
     failure, printed = run_check(specimen, aspect)
     assert failure is None, str(failure)
     assert printed == f"✓ {specimen.unit}: {aspect} passed\n"
+
+
+@pytest.mark.parametrize("run", blame_runs(), ids=lambda run: f"{run.composite}-with-{run.specimen}")
+def test_a_wrong_helper_costs_only_its_own_unit(run):
+    assert run.losing == (run.helper,), f"a wrong {run.helper} ({run.specimen}) cost: {', '.join(run.losing) or 'nothing'}"
