@@ -340,9 +340,16 @@ EXTRA_IDS = ("wrong-values", "wrong-gradients", "wrong-interface", "property-vio
 
 
 def format_message(mistake_id, detail=""):
-    """'[id] what is wrong' / why it matters and a hint / the detail of this case, if any."""
-    what, why = CATALOGUE.get(mistake_id, ("Something is wrong.", ""))
-    lines = [f"[{mistake_id}] {what}", why, detail]
+    """'[id] what is wrong' / why it matters and a hint / the detail of this case, if any.
+
+    `mistake_id` may be a tuple of ids (several mistakes at once): each gets its two lines.
+    """
+    ids = tuple(mistake_id) if isinstance(mistake_id, (tuple, list)) else (mistake_id,)
+    lines = []
+    for one in ids:
+        what, why = CATALOGUE.get(one, ("Something is wrong.", ""))
+        lines += [f"[{one}] {what}", why]
+    lines.append(detail)
     return "\n".join(line for line in lines if line)
 
 

@@ -8,6 +8,8 @@ cases against autograder.reference; after any failure it runs the unit's known m
 behaves exactly like the learner's code.
 """
 from dataclasses import dataclass, field
+from functools import cache, partial
+from itertools import product
 from typing import Callable
 
 import torch
@@ -48,11 +50,16 @@ def aspects_of(unit_name):
 
 
 class CheckFailure(AssertionError):
-    """A failed check; str() is the learner's message, `mistake_id` its id."""
+    """A failed check; str() is the learner's message, `mistake_id` its (first) id.
+
+    `mistake_id` may be a tuple of ids when the code makes several known mistakes at once;
+    then `mistake_ids` holds them all and the message names each.
+    """
 
     def __init__(self, mistake_id, detail=""):
-        super().__init__(format_message(mistake_id, detail))
-        self.mistake_id = mistake_id
+        ids = tuple(mistake_id) if isinstance(mistake_id, (tuple, list)) else (mistake_id,)
+        super().__init__(format_message(ids, detail))
+        self.mistake_id, self.mistake_ids = ids[0], ids
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,10 @@ class UnitSpec:
     weight_noise: float = 0.0  # normal noise added to those weights (e.g. so that gamma is not all ones)
     isolate: dict = field(default_factory=dict)  # graded function it calls -> replay kind (see isolation.py)
     stand_ins: tuple = ()  # graded modules it builds by name: judged again with stand-ins when it fails
+    # functions (learner's outcomes, cases) -> a mistake id or '', asked when no mutant explains a
+    # failure: they read what the learner's own results reveal (outcomes[0] is on the failing case,
+    # cases[0]; the rest on the probes). A diagnoser must only name a mistake it can prove.
+    diagnosers: tuple = ()
 
     @property
     def reference(self):
@@ -112,6 +123,50 @@ def register(spec):
 def variant_class(base, **knobs):
     """A subclass of `base` (a knobbed copy of a reference module) with `knobs` as class attributes."""
     return type(base.__name__.lstrip("_"), (base,), knobs)
+
+
+def knobs_of(variant):
+    """(base, knobs) of a mutant made by variant_class() or functools.partial, else None."""
+    if isinstance(variant, partial) and not variant.args:
+        return variant.func, dict(variant.keywords)
+    if isinstance(variant, type) and len(variant.__bases__) == 1:
+        return variant.__bases__[0], {k: v for k, v in vars(variant).items() if not k.startswith("__")}
+    return None
+
+
+def combine(first, second):
+    """One variant with the knobs of both, or None when they cannot be combined.
+
+    Both must be knob settings of the same knobbed reference. A knob both set is combined only
+    when its values are themselves combinable variants (an Encoder whose `layer` is a wrong
+    EncoderLayer, with two mistakes in that layer).
+    """
+    a, b = knobs_of(first), knobs_of(second)
+    if a is None or b is None or a[0] is not b[0]:
+        return None
+    knobs = dict(a[1])
+    for name, value in b[1].items():
+        if name in knobs:
+            value = combine(knobs[name], value) if knobs[name] is not value else None
+            if value is None:
+                return None
+        knobs[name] = value
+    base = a[0]
+    return partial(base, **knobs) if isinstance(first, partial) else variant_class(base, **knobs)
+
+
+@cache
+def mistake_pairs(unit_name):
+    """((id, id), variant) for every two known mistakes of a unit that can be made at once."""
+    mutants = list(UNITS[unit_name].mutants.items())
+    pairs = []
+    for i, (first_id, first_group) in enumerate(mutants):
+        for second_id, second_group in mutants[i + 1:]:
+            for first, second in product(first_group, second_group):
+                both = combine(first, second)
+                if both is not None:
+                    pairs.append(((first_id, second_id), both))
+    return tuple(pairs)
 
 
 def check(unit_name, candidate, aspect):
@@ -195,15 +250,26 @@ class _Checker:
         raise CheckFailure(mistake_id, detail)
 
     def diagnose(self, case, got, want):
-        """The id of the mutant that explains the failure on `case` and behaves like the candidate on every probe."""
+        """The id(s) of the known mistake(s) that explain the failure on `case`, or None.
+
+        First one mutant that explains it and behaves like the candidate on every probe; then
+        what the unit's diagnosers read from the learner's own results; then two mutants at once.
+        """
         cases = [case, *self.spec.probes()]
         learner = [got, *(self.run(c) for c in cases[1:])]
-        variants = (
-            (mistake_id, (harness.run(variant, self.call, c) for c in cases))
-            for mistake_id, group in self.spec.mutants.items()
-            for variant in group
-        )
-        return harness.name_mistake(learner, variants, cases, want)
+
+        def outcomes(groups):
+            return ((ids, (harness.run(variant, self.call, c) for c in cases)) for ids, group in groups for variant in group)
+
+        named = harness.name_mistake(learner, outcomes(self.spec.mutants.items()), cases, want)
+        for diagnoser in () if named else self.spec.diagnosers:
+            named = diagnoser(learner, cases) or None
+            if named:
+                break
+        if named is None:
+            pairs = ((ids, (variant,)) for ids, variant in mistake_pairs(self.spec.name))
+            named = harness.name_mistake(learner, outcomes(pairs), cases, want)
+        return named
 
     # ---------------------------------------------------------- aspects
 

@@ -6,6 +6,8 @@ mistakes only change the shape (a pad mask on the wrong axis, a target mask miss
 its parts); they are named by their shape. A mask made on a fixed device is named
 mask-fixed-device by the device aspect.
 """
+from functools import partial
+
 import torch
 
 from learner_kit.harness import Case
@@ -72,14 +74,14 @@ def _token_unit(name, mutants, knobbed, isolate=None):
 
 
 _token_unit("make_pad_mask", knobbed=_pad_mask, mutants={
-    "mask-pad-wrong-axis": tuple(lambda t, p=0, a=a: _pad_mask(t, p, axes=a) for a in ((1, 3), (2, 3), (1,))),
-    "mask-pad-inverted": (lambda t, p=0: _pad_mask(t, p, inverted=True),),
+    "mask-pad-wrong-axis": tuple(partial(_pad_mask, axes=a) for a in ((1, 3), (2, 3), (1,))),
+    "mask-pad-inverted": (partial(_pad_mask, inverted=True),),
 })
 
 _token_unit("make_tgt_mask", knobbed=_tgt_mask, isolate={"make_pad_mask": VALUES, "make_subsequent_mask": VALUES}, mutants={
-    "mask-tgt-missing-pad": tuple(lambda t, p=0, s=s: _tgt_mask(t, p, pad=False, shape=s) for s in ((1, 1), (1,))),
-    "mask-tgt-missing-causal": (lambda t, p=0: _tgt_mask(t, p, causal=False),),
-    "mask-pad-inverted": (lambda t, p=0: _tgt_mask(t, p, pad_inverted=True),),
+    "mask-tgt-missing-pad": tuple(partial(_tgt_mask, pad=False, shape=s) for s in ((1, 1), (1,))),
+    "mask-tgt-missing-causal": (partial(_tgt_mask, causal=False),),
+    "mask-pad-inverted": (partial(_tgt_mask, pad_inverted=True),),
 })
 
 register(UnitSpec(
@@ -92,9 +94,8 @@ register(UnitSpec(
     },
     probes=lambda: [Case({"size": 4}, label="size 4")],
     mutants={
-        "mask-causal-diagonal-blocked": (lambda size, device=None: _subsequent(size, device, diagonal=-1),),
-        "mask-causal-transposed": tuple(lambda size, device=None, d=d: _subsequent(size, device, diagonal=d, upper=True)
-                                        for d in (0, 1)),
+        "mask-causal-diagonal-blocked": (partial(_subsequent, diagonal=-1),),
+        "mask-causal-transposed": tuple(partial(_subsequent, diagonal=d, upper=True) for d in (0, 1)),
     },
     knobbed=_subsequent,
     device_id="mask-fixed-device",

@@ -21,9 +21,17 @@ from autograder.checks import CheckFailure, aspects_of, check
 class Specimen:
     unit: str
     candidate: object
-    expect: str | None  # the id the check must name; None for a right answer
+    expect: str | tuple | None  # the id (or ids, for several mistakes at once) the check must name; None: right
     aspects: tuple  # aspects to run (a right answer: all of its unit's)
     patch: Callable | None = None  # context manager active during the check (tampering)
+
+    @property
+    def expected_ids(self):
+        return self.expect if isinstance(self.expect, tuple) else (self.expect,)
+
+    def named_by(self, failure):
+        """Whether `failure` names exactly the expected ids (in any order)."""
+        return failure is not None and set(failure.mistake_ids) == set(self.expected_ids)
 
     @property
     def name(self):
@@ -34,7 +42,9 @@ BUGS, RIGHTS = [], []
 
 
 def bug(unit, mistake_id, *aspects, patch=None):
-    """Register a wrong `unit` that must fail each aspect (default: values) naming `mistake_id`."""
+    """Register a wrong `unit` that must fail each aspect (default: values) naming `mistake_id`.
+
+    `mistake_id` is a tuple for code with several mistakes at once: each must be named."""
 
     def register(candidate):
         BUGS.append(Specimen(unit, candidate, mistake_id, aspects or ("values",), patch))

@@ -13,8 +13,8 @@ def main():
     for specimen in bugs:
         for aspect in specimen.aspects:
             failure, _ = run_check(specimen, aspect)
-            results.setdefault(specimen.expect, []).append(
-                (failure is not None, failure is not None and failure.mistake_id == specimen.expect))
+            key = "+".join(specimen.expected_ids)
+            results.setdefault(key, []).append((failure is not None, specimen.named_by(failure)))
     width = max(map(len, results))
     print(f"{'id':<{width}}  caught  named  (bug runs)")
     for mistake_id, runs in results.items():
