@@ -70,6 +70,10 @@ def become_kernel(request, channel):
         from learner_kit import processes
 
         processes.set_dumpable(True)  # the server is not (nothing may trace it); a kernel is an ordinary process
+        if request.get("file_mb"):  # no one file larger (the grader also watches the socket folder's total)
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_FSIZE, (request["file_mb"] * 2**20,) * 2)
         os.makedirs(NOTEBOOK_DIR, exist_ok=True)
         os.chdir(NOTEBOOK_DIR)
         connection_file = os.path.join(NOTEBOOK_DIR, ".kernel.json")

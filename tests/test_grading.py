@@ -210,6 +210,14 @@ def test_added_sleeping_cells_cost_one_budget_and_no_points(course):
     assert any("ran past its time budget of 30 s" in message for message in feedback), feedback
 
 
+def test_filling_the_kernels_folder_stops_the_kernel_and_costs_no_points(course):
+    assert total(course, "disk-filler") == 3 and total(course, "disk-filler", "fx-ctrl") == 2  # its answers are right
+    feedback = [m for r in course["records"] if r["student"] == "disk-filler" for m in r["feedback"]]
+    assert any("wrote too much into the grader's kernel folder" in message for message in feedback), feedback
+    page = (course["base"] / "out" / "feedback" / "disk-filler" / "fx-attn" / "fx-attn.html").read_text()
+    assert "MiB in all" not in page  # stopped before it had written its 1280 MiB
+
+
 def test_forging_and_poisoning_from_the_notebook_reach_nothing(course):
     forged = points(course, "cheat-forge")
     assert forged["scaled_scores-visible"] == forged["scaled_scores-hidden-values"] == 0  # its empty answer

@@ -9,6 +9,7 @@ notebook left running. Only `python -m ipykernel_launcher ...` kernels are grade
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,6 +26,9 @@ from nbgrader.preprocessors import Execute
 from autograder.grading import sandbox
 from autograder.grading.limits import kill_group
 from autograder.paths import ROOT
+
+KERNEL_FILE_MB = 64  # the largest file a grading kernel may write (RLIMIT_FSIZE)
+SHARED_BYTES = 64 * 2**20  # what the kernels may write into the socket folder they share with the grader
 
 KERNEL_ENV = {  # what a grading kernel's environment holds, whatever the grader's has
     "LANG": "C.UTF-8",
@@ -43,6 +47,7 @@ class KernelServer:
         self.sandboxed, self.ipc_dir, self.budget_s = True, None, None
         self.cap = sandbox.ProcessCap()
         self.over_budget = False  # set when a kernel is stopped for its budget; the worker reads and resets it
+        self.over_limit = False  # ... or for writing too much into the shared socket folder
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
 
     def configure(self, sandboxed, ipc_dir: Path, budget_s=None):
@@ -98,7 +103,33 @@ class KernelServer:
     def spawn(self, args, connection):
         """The pid (in the server's namespace) of a new kernel running ipykernel with ``args`` on ``connection``."""
         env = {**self.env(), "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-        return self.ask({"op": "fork", "args": list(args), "connection": connection, "env": env})["pid"]
+        request = {"op": "fork", "args": list(args), "connection": connection, "env": env, "file_mb": KERNEL_FILE_MB}
+        return self.ask(request)["pid"]
+
+    def empty_shared(self):
+        """Remove what the last notebook left in the shared folder (its kernel has ended)."""
+        for entry in list(os.scandir(self.ipc_dir)) if self.ipc_dir and self.ipc_dir.is_dir() else ():
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+
+    def shared_bytes(self):
+        """What the kernels have written into the folder they share with the grader (their sockets'), in bytes."""
+        total = 0
+        try:
+            with os.scandir(self.ipc_dir) as entries:
+                for entry in entries:
+                    try:
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+        return total
 
     def close(self):
         if self.channel is not None:
@@ -162,6 +193,44 @@ def ipykernel_args(cmd):
     return None
 
 
+class Watchdog(threading.Thread):
+    """Stops a kernel that outruns the notebook's wall-clock budget or fills the shared socket folder.
+
+    The sandbox's own /tmp is capped; the one folder of the grader's it can write into (where
+    the kernels' IPC sockets live) is watched here, every POLL_S, against SHARED_BYTES.
+    """
+
+    POLL_S = 0.2
+
+    def __init__(self, process, server):
+        super().__init__(daemon=True)
+        self.process, self.server, self.stopped = process, server, threading.Event()
+        self.deadline = time.monotonic() + server.budget_s if server.budget_s else None
+        self.start()
+
+    def run(self):
+        while not self.stopped.wait(self.POLL_S):
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.halt(f"the notebook ran past its time budget of {self.server.budget_s} s")
+                self.server.over_budget = True
+                return
+            written = self.server.shared_bytes()
+            if written > SHARED_BYTES:
+                self.halt(f"the notebook wrote {written >> 20} MiB (more than {SHARED_BYTES >> 20}) into its socket folder")
+                self.server.over_limit = True
+                return
+
+    def halt(self, why):
+        print(f"  {why}: its kernel is stopped", flush=True)
+        try:
+            self.process.kill()
+        except RuntimeError:
+            pass
+
+    def stop(self):
+        self.stopped.set()
+
+
 class ServedProvisioner(LocalProvisioner):
     async def launch_kernel(self, cmd, **kwargs):
         args = ipykernel_args(cmd)
@@ -170,20 +239,8 @@ class ServedProvisioner(LocalProvisioner):
         connection = Path(self.parent.connection_file).read_text(encoding="utf-8")
         pid = KERNELS.spawn(args, connection)
         self.process, self.pid, self.pgid = ServedKernel(KERNELS, pid), pid, None
-        self.watchdog = None
-        if KERNELS.budget_s:  # the whole notebook, added cells included, runs within the budget
-            self.watchdog = threading.Timer(KERNELS.budget_s, self._over_budget, args=(self.process,))
-            self.watchdog.daemon = True
-            self.watchdog.start()
+        self.watchdog = Watchdog(self.process, KERNELS)
         return self.connection_info
-
-    def _over_budget(self, process):
-        print(f"  the notebook ran past its time budget of {KERNELS.budget_s} s: its kernel is stopped", flush=True)
-        KERNELS.over_budget = True
-        try:
-            process.kill()
-        except RuntimeError:
-            pass
 
     async def send_signal(self, signum):
         if self.process:
@@ -191,11 +248,12 @@ class ServedProvisioner(LocalProvisioner):
 
     async def cleanup(self, restart=False):
         if getattr(self, "watchdog", None) is not None:
-            self.watchdog.cancel()
+            self.watchdog.stop()
         try:
             KERNELS.ask({"op": "cleanup"})
         except RuntimeError:
             pass
+        KERNELS.empty_shared()
         await super().cleanup(restart)
 
 

@@ -53,11 +53,13 @@ def grade_notebooks(course, verifier, submission, sources, workdir):
             unreadable[source.name] = why
         else:
             notebooks[source.name] = notebook
-    KERNELS.over_budget = False
+    KERNELS.over_budget = KERNELS.over_limit = False
     with timed("nbgrader autograde"):
         failure = course.autograde(submission, notebooks) if notebooks else None
     if failure and KERNELS.over_budget:
         failure = f"TimeoutError: the notebook ran past its time budget of {KERNELS.budget_s} s and was stopped"
+    elif failure and KERNELS.over_limit:
+        failure = "OSError: the notebook wrote too much into the grader's kernel folder and was stopped"
     records = []
     for source in sources:
         if source.name in unreadable:
