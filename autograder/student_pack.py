@@ -23,6 +23,8 @@ name = "transformer-course-learner-kit"
 version = "0.1.0"
 description = "Visible checks and plots for the Transformer course notebooks."
 requires-python = ">=3.11"
+# learner_kit.static_hints runs ruff on a failing unit's cell; the rest is pinned in requirements.txt.
+dependencies = ["ruff==0.17.5"]
 
 [tool.setuptools.packages.find]
 include = ["learner_kit*"]

@@ -29,7 +29,8 @@ from types import SimpleNamespace
 import torch
 
 from autograder.grading.limits import kill_group
-from learner_kit import harness, wire
+from learner_kit import harness, static_hints, wire
+from learner_kit.unit_server import PREAMBLE
 
 CHECK_FUNCTIONS = {"check": "aspect", "visible_problem": "visible", "check_visible": "visible"}
 STARTUP_S = 120  # the server's first start imports torch
@@ -153,6 +154,8 @@ class Session:
 
     def __init__(self, server, deadline):
         self.server, self.deadline, self.seq, self.dead = server, deadline, 0, None
+        self.cells = []  # the cells sent to the child, in order: their text is data here (static hints)
+        self.hints = {}  # unit -> the static hints on its answer cell, appended to its failures
 
     def receive_reply(self, seq):
         """The child's reply to request ``seq`` (None: the first, unnumbered one)."""
@@ -176,6 +179,8 @@ class Session:
         if self.dead:
             raise SessionFailure(self.dead)
         self.seq += 1
+        if request.get("op") == "run_cells" and isinstance(request.get("cells"), list):
+            self.cells.extend(request["cells"])
         try:
             self.server.send({**request, "seq": self.seq})
         except OSError:
@@ -357,9 +362,27 @@ def judge_cell(session, graded, units):
         try:
             if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
                 problem = visible_problem(graded.unit, candidate)
-                return (not problem), problem
+                return (not problem), problem + (_static_hints(session, graded, problem) if problem else "")
             check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
             return True, ""
         except CheckFailure as failure:
-            return False, str(failure)
+            return False, str(failure) + _static_hints(session, graded, str(failure))
+
+
+def _static_hints(session, graded, message):
+    """What a linter sees in the learner's answer cell of the unit (learner_kit/static_hints.py), to
+    append to a failure: the cell's text was sent to the child as data and is only read here.
+    Names bound by the cells the child ran (and its preamble) count as defined."""
+    if message.startswith("[not-implemented]") or session.dead:
+        return ""
+    if graded.unit not in session.hints:
+        answers = [cell for cell in session.cells if cell.get("kind") == "answer" and isinstance(cell.get("source"), str)]
+        source = next((cell["source"] for cell in reversed(answers) if cell.get("grade_id") == graded.unit),
+                      next((cell["source"] for cell in reversed(answers)
+                            if graded.name in static_hints.defined_names(cell["source"])), None))
+        known = set(static_hints.defined_names(PREAMBLE))
+        for cell in session.cells:
+            known |= static_hints.defined_names(cell.get("source") or "")
+        session.hints[graded.unit] = static_hints.appendix(static_hints.hints(source, known)) if source else ""
+    return session.hints[graded.unit]
 
