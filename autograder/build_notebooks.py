@@ -115,7 +115,7 @@ def main(argv=None):
     parser.add_argument("--no-execute", action="store_true", help="write without running (no outputs)")
     parser.add_argument("--allow-errors", action="store_true", help="keep going past failing cells (drafts only)")
     args = parser.parse_args(argv)
-    assignments = args.assignments or sorted(p.stem for p in SOURCES.glob("*.md"))
+    assignments = args.assignments or sorted(p.stem for p in SOURCES.glob("[0-9][0-9]-*.md"))
     for assignment in assignments:
         if not (SOURCES / f"{assignment}.md").exists():
             sys.exit(f"notebooks/{assignment}.md not found")

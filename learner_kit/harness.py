@@ -6,6 +6,7 @@ generic verdict on it (verdict), the properties every right answer has (violated
 and the naming of a known mistake from its outcomes (name_mistake). It holds no solution.
 """
 import contextlib
+import linecache
 import io
 import types
 import warnings
@@ -109,6 +110,13 @@ class Remote:
         raise NotImplementedError
 
 
+# The float64 rule: float64 results must equal the reference's to 1e-10. A module is built with
+# float64 as the default dtype and then moved with .to(float64), so constants made without an
+# explicit dtype are exact; a tensor made explicitly float32 (.float(), dtype=torch.float32) is a
+# tensor left in float32, and its rounding (~1e-7 relative) is a mistake in a float64 model.
+FLOAT64_RULE = "float64 results equal the reference's to 1e-10; modules are built with float64 as the default dtype"
+
+
 def run(target, call, case, guard=None, backprop=None):
     """Call `target` (a function, or a module class built with call.init) on `case`.
 
@@ -127,7 +135,15 @@ def run(target, call, case, guard=None, backprop=None):
                 function = target
                 if call.init is not None:
                     seed(0)
-                    outcome.instance = function = target(*call.init)
+                    # A float64 case builds the module with float64 as the default dtype, so that a
+                    # constant made without a dtype (torch.full(size, 0.1 / 3)) is exact, not a
+                    # float32 rounding that .to(float64) only widens (see FLOAT64_RULE).
+                    if case.dtype == torch.float64:
+                        torch.set_default_dtype(torch.float64)
+                    try:
+                        outcome.instance = function = target(*call.init)
+                    finally:
+                        torch.set_default_dtype(torch.float32)
                     outcome.weight_problems = load_weights(function, call.weights)
                     function.eval().to(device=case.device, dtype=case.dtype)
                 if case.torch_seed is not None:
@@ -135,6 +151,7 @@ def run(target, call, case, guard=None, backprop=None):
                 result = function(*args.values())
         except Exception as error:  # the learner's code may raise anything
             outcome.error, outcome.error_type = error, type(error).__name__
+            mark_learner_line(error, target)
             return outcome
     outcome.outputs, outcome.problem = read_outputs(result, outcome.instance, call.outputs)
     outcome.modified = tuple(name for name in args if _changed(args[name], case.inputs[name]))
@@ -409,9 +426,48 @@ def position(index, axes=()):
 
 
 def describe_error(error):
+    """'ValueError: its text', where the learner's own code raised it, and a hint about its usual cause."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    line = getattr(error, "learner_line", "")
     hint = hint_for_error(error)
-    return f"{type(error).__name__}: {text[:300]}" + (f"\nHint: {hint}" if hint else "")
+    described = f"{type(error).__name__}: {text[:300]}" if text else f"{type(error).__name__} (with no message)"
+    if line:
+        described += f"\nYour own code raised it, at {line}: was that input really wrong?" if isinstance(
+            error, (AssertionError, ValueError)) else f"\nRaised at {line}."
+    return described + (f"\nHint: {hint}" if hint else "")
+
+
+def _code_files(target):
+    """The files (notebook cells) that the learner's function or class was compiled from."""
+    owners = [target] if not isinstance(target, type) else [
+        k for k in target.__mro__ if k is not object and k.__module__ not in _LIBRARY_MODULES and k.__module__.split(".")[0] != "torch"]
+    files = set()
+    for owner in owners:
+        for value in ([owner] if not isinstance(owner, type) else vars(owner).values()):
+            code = getattr(getattr(value, "__func__", value), "__code__", None)
+            if code is not None:
+                files.add(code.co_filename)
+    return files
+
+
+_LIBRARY_MODULES = ("learner_kit.harness", "learner_kit.stand_ins", "learner_kit.replay")
+
+
+def mark_learner_line(error, target):
+    """Note on `error` (as `learner_line`) the last line of the learner's own code it passed through."""
+    files, found, trace = _code_files(target), None, error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename in files:
+            found = trace
+        trace = trace.tb_next
+    if found is None:
+        return
+    number = found.tb_lineno
+    text = linecache.getline(found.tb_frame.f_code.co_filename, number).strip()
+    try:
+        error.learner_line = f"line {number} of your cell" + (f", `{text[:200]}`" if text else "")
+    except AttributeError:  # an exception type without a __dict__
+        pass
 
 
 def same_outcome(mine, theirs, case):

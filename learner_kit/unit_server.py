@@ -19,6 +19,7 @@ and replies {"exited": status}. The server never runs a learner's code itself.
 """
 import contextlib
 import json
+import linecache
 import os
 import resource
 import select
@@ -63,6 +64,7 @@ def without_magics(source):
 def run_cell(source, label, namespace, timeout):
     """None when the cell ran, else the last line of what it raised."""
     signal.alarm(max(1, int(timeout)))
+    linecache.cache[label] = (len(source), None, source.splitlines(True), label)  # so that errors can quote a line
     try:
         try:
             code = compile(source, label, "exec")

@@ -19,7 +19,7 @@ from importlib import resources
 
 import torch
 
-from learner_kit import harness
+from learner_kit import harness, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.messages import format_message
 from learner_kit.replay import Replay
@@ -34,7 +34,18 @@ def check_visible(unit_name, candidate):
 
 
 def visible_problem(unit_name, candidate):
-    """The message for the first problem the visible cases show, or ''."""
+    """The message for the first problem the visible cases show, or ''.
+
+    A failure also gets what a linter sees in the notebook cell that defines the unit
+    (learner_kit/static_hints.py): `self.w_q == nn.Linear(...)`, `super.__init__()`, ...
+    """
+    message = _visible_problem(unit_name, candidate)
+    if not message or message.startswith("[not-implemented]") or isinstance(candidate, harness.Remote):
+        return message  # the grader (judge.py) adds the hints of a Remote unit's cell itself
+    return message + static_hints.appendix(static_hints.unit_hints(candidate))
+
+
+def _visible_problem(unit_name, candidate):
     data = load(unit_name)
     stored = data["call"]
     init = tuple(stored["init"]) if stored["init"] is not None else None
@@ -56,10 +67,14 @@ def visible_problem(unit_name, candidate):
             mistake_id, detail = found
             if mistake_id != "not-implemented":
                 order = [index, *(i for i in range(len(cases)) if i != index)]
-                variants = ((known, [_outcome(per_case[i]) for i in order])
-                            for known, per_variant in data["mutants"].items() for per_case in per_variant)
-                named = harness.name_mistake([learner[i] for i in order], variants, [cases[i] for i in order], want)
-                mistake_id = named or mistake_id
+                mine, ordered = [learner[i] for i in order], [cases[i] for i in order]
+                for stored, ids in ((data["mutants"], str), (data.get("pairs", {}), lambda key: tuple(key.split("+")))):
+                    variants = ((ids(known), [_outcome(per_case[i]) for i in order])
+                                for known, per_variant in stored.items() for per_case in per_variant)
+                    named = harness.name_mistake(mine, variants, ordered, want)
+                    if named:
+                        mistake_id = named
+                        break
             return format_message(mistake_id, detail)
     _note_broken_helpers(unit_name, candidate, data, calls, cases)
     return ""

@@ -85,7 +85,8 @@ def error_info(error):
     base = next((k.__name__ for k in type(error).__mro__ if getattr(builtins, k.__name__, None) is k), "Exception")
     args = [a for a in error.args if isinstance(a, _SAFE_ARG)] if len(error.args) < 8 else []
     return {"type": type(error).__name__[:200], "base": base, "message": str(error)[:4000],
-            "args": args if len(args) == len(error.args) else None}
+            "args": args if len(args) == len(error.args) else None,
+            "line": str(getattr(error, "learner_line", ""))[:300]}
 
 
 _REBUILT = {}
@@ -97,6 +98,14 @@ def rebuilt_error(info):
     if not (isinstance(base, type) and issubclass(base, BaseException)):
         base = Exception
     name, message = str(info.get("type")), str(info.get("message"))
+    error = _rebuilt(base, name, message, info)
+    line = info.get("line")
+    if isinstance(line, str) and line:
+        error.learner_line = line[:300]
+    return error
+
+
+def _rebuilt(base, name, message, info):
     if name == base.__name__:
         try:
             return base(*info["args"]) if isinstance(info.get("args"), list) else base(message)

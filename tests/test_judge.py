@@ -145,3 +145,26 @@ def test_a_wrong_helper_costs_only_its_own_cells(judge, assignment, helper, sour
     assert not verdicts[f"{helper}-visible"][0] and not verdicts[f"{helper}-hidden-values"][0]
     composite_cells = {g: v for g, v in verdicts.items() if g.startswith(f"{composite}-")}
     assert composite_cells and all(passed for passed, _ in composite_cells.values()), composite_cells
+
+
+STRICT_ATTENTION = '''def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    if query.dim() != 3:
+        raise ValueError("I only take 3-D inputs")
+    scores = query @ key.transpose(-2, -1) / query.size(-1) ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    weights = torch.softmax(scores, dim=-1)
+    if dropout is not None:
+        weights = dropout(weights)
+    return weights @ value, weights
+'''
+
+
+def test_the_learners_own_error_is_told_with_its_line_from_outside(judge):
+    verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", STRICT_ATTENTION))
+    failing = [message for passed, message in verdicts.values() if not passed]
+    assert failing, verdicts
+    message = failing[0]
+    assert message.startswith("[runtime-error] "), message
+    assert "ValueError: I only take 3-D inputs" in message
+    assert 'line 3 of your cell, `raise ValueError("I only take 3-D inputs")`' in message, message

@@ -1,0 +1,103 @@
+"""An error raised by the learner's own code is told with its line; the float64 rule.
+
+Cells are compiled as a notebook compiles them: under a file name of their own that
+linecache knows, so a message can quote the line.
+"""
+import linecache
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from autograder.checks import CheckFailure, aspects_of, check
+from learner_kit import wire
+from learner_kit.explain import explain_errors
+from learner_kit.visible import visible_problem
+
+STRICT_LAYER_NORM = '''
+class LayerNorm(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.gamma, self.beta, self.eps = nn.Parameter(torch.ones(d_model)), nn.Parameter(torch.zeros(d_model)), eps
+
+    def forward(self, x):
+        assert x.dim() == 2
+        return x
+'''
+
+# The issue's right answer: a smoothed-target buffer made with torch.full in __init__, and the
+# learner's own check of its argument, stricter than the exercise (smoothing=0 is valid).
+CAREFUL_LOSS = '''
+class LabelSmoothingLoss(nn.Module):
+    def __init__(self, vocab_size, pad_idx=0, smoothing=0.1):
+        super().__init__()
+        assert 0.0 < smoothing <= 1.0
+        self.pad_idx, self.confidence = pad_idx, 1.0 - smoothing
+        self.register_buffer("base", torch.full((vocab_size,), smoothing / (vocab_size - 2)))
+        self.base[pad_idx] = 0
+
+    def forward(self, log_probs, target):
+        true = self.base.unsqueeze(0).repeat(target.size(0), 1)
+        true.scatter_(1, target.unsqueeze(1), self.confidence)
+        true[target == self.pad_idx] = 0
+        return F.kl_div(log_probs, true, reduction="sum")
+'''
+
+
+def cell(source, name, filename):
+    """Run `source` as a notebook cell would and return what it defines as `name`."""
+    source = source.lstrip("\n")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": "__main__", "torch": torch, "nn": nn, "F": F}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def test_the_learners_own_assert_is_a_runtime_error_with_its_line():
+    unit = cell(STRICT_LAYER_NORM, "LayerNorm", "/tmp/ipykernel_0/cell_ln.py")
+    with pytest.raises(CheckFailure) as caught:
+        check("LayerNorm", unit, "values")
+    message = str(caught.value)
+    assert caught.value.mistake_id == "runtime-error"
+    assert "line 7 of your cell, `assert x.dim() == 2`" in message and "AssertionError" in message
+    assert "line 7 of your cell" in visible_problem("LayerNorm", unit)
+
+
+def test_the_line_travels_with_the_error_out_of_the_sandbox():
+    unit = cell(STRICT_LAYER_NORM, "LayerNorm", "/tmp/ipykernel_0/cell_ln2.py")
+    try:
+        unit(4)(torch.zeros(2, 3, 4))
+    except AssertionError as error:
+        from learner_kit import harness
+
+        harness.mark_learner_line(error, unit)
+        rebuilt = wire.rebuilt_error(wire.error_info(error))
+    assert type(rebuilt) is AssertionError and rebuilt.learner_line == "line 7 of your cell, `assert x.dim() == 2`"
+    assert not hasattr(wire.rebuilt_error({"type": "ValueError", "base": "ValueError", "message": "m", "line": 3}),
+                       "learner_line")  # a line that is not text is dropped
+
+
+def test_explain_errors_names_the_learners_line_and_lets_the_tests_own_asserts_through():
+    loss = cell(CAREFUL_LOSS, "LabelSmoothingLoss", "/tmp/ipykernel_0/cell_loss.py")
+    with pytest.raises(AssertionError) as caught:
+        with explain_errors(loss):
+            loss(7, smoothing=0.0)
+    assert str(caught.value).startswith("[runtime-error] ")
+    assert "`assert 0.0 < smoothing <= 1.0`" in str(caught.value)
+    with pytest.raises(AssertionError, match="^the test's own message"):
+        with explain_errors(loss):
+            assert loss(7).confidence == 0.5, "the test's own message"
+
+
+@pytest.mark.parametrize("aspect", aspects_of("LabelSmoothingLoss"))
+def test_a_float32_constant_made_without_a_dtype_is_no_mistake_in_float64(aspect, capsys):
+    check("LabelSmoothingLoss", cell(CAREFUL_LOSS, "LabelSmoothingLoss", "/tmp/ipykernel_0/cell_loss2.py"), aspect)
+    assert capsys.readouterr().out == f"✓ LabelSmoothingLoss: {aspect} passed\n"
+
+
+def test_a_tensor_left_in_float32_is_a_mistake_in_float64():
+    left = CAREFUL_LOSS.replace('return F.kl_div(log_probs, true, reduction="sum")',
+                                'return F.kl_div(log_probs.float(), true.float(), reduction="sum").to(log_probs.dtype)')
+    with pytest.raises(CheckFailure):
+        check("LabelSmoothingLoss", cell(left, "LabelSmoothingLoss", "/tmp/ipykernel_0/cell_loss3.py"), "float64")
