@@ -1,6 +1,6 @@
 """The instructor's command line.
 
-    autograder grade SUBMITTED --out OUT [--jobs N]     (also: python -m autograder grade ...)
+    autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
 
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
 and is never modified. Writes OUT/results.json, OUT/grades.csv and OUT/feedback/; see
@@ -19,7 +19,11 @@ def build_parser():
     grade = commands.add_parser("grade", help="grade submitted notebooks with nbgrader, checked outside the kernel")
     grade.add_argument("submitted", type=Path, help="folder laid out as SUBMITTED/<student>/<assignment>/<notebook>.ipynb")
     grade.add_argument("--out", type=Path, required=True, help="where results.json, grades.csv and feedback/ go")
-    grade.add_argument("--jobs", type=int, default=1, help="submissions graded at the same time (default 1)")
+    grade.add_argument("--jobs", type=int, default=1,
+                       help="submissions graded at the same time, by a local Dask cluster of that many workers (default 1)")
+    grade.add_argument("--scheduler", metavar="ADDRESS",
+                       help="grade on an existing Dask cluster (e.g. tcp://10.0.0.5:8786) instead of a local one "
+                            "(default: nbgrader_config.py's AutograderGrade.scheduler, if set)")
     grade.add_argument("--source", type=Path, default=SOLUTIONS, help="source notebooks with hidden tests (default solutions/)")
     grade.add_argument("--db-url", help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db)")
     grade.add_argument("--timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py's Execute.timeout)")
@@ -33,7 +37,7 @@ def build_parser():
 
 
 def grade_command(args):
-    from autograder.grading.config import Settings
+    from autograder.grading.config import Settings, configured_scheduler
     from autograder.grading.report import grade_table
     from autograder.grading.runner import GradingError, grade
 
@@ -47,7 +51,7 @@ def grade_command(args):
                         notebook_budget_s=args.budget)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
-                        log=lambda line: print(line, file=sys.stderr))
+                        log=lambda line: print(line, file=sys.stderr), scheduler=args.scheduler or configured_scheduler())
     except GradingError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2

@@ -44,6 +44,12 @@ def configured_db_url():
     return course.CourseDirectory.db_url if "db_url" in course.CourseDirectory else None
 
 
+def configured_scheduler():
+    """AutograderGrade.scheduler when nbgrader_config.py sets it (a Dask scheduler's address), else None."""
+    course = load_course_config()
+    return course.AutograderGrade.scheduler if "scheduler" in course.AutograderGrade else None
+
+
 def cell_timeout(settings: Settings) -> int:
     if settings.cell_timeout is not None:
         return settings.cell_timeout

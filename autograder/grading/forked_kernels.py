@@ -24,7 +24,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
 from autograder.grading import sandbox
-from autograder.grading.limits import kill_group
+from autograder.grading.limits import kill_group, limiter
 from autograder.paths import ROOT
 
 KERNEL_FILE_MB = 64  # the largest file a grading kernel may write (RLIMIT_FSIZE)
@@ -44,15 +44,16 @@ class KernelServer:
 
     def __init__(self):
         self.process = self.channel = self.stream = None
-        self.sandboxed, self.ipc_dir, self.budget_s = True, None, None
+        self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = True, None, None, None
         self.cap = sandbox.ProcessCap()
         self.over_budget = False  # set when a kernel is stopped for its budget; the worker reads and resets it
         self.over_limit = False  # ... or for writing too much into the shared socket folder
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
 
-    def configure(self, sandboxed, ipc_dir: Path, budget_s=None):
-        """Sandboxed or not, the folder shared for the kernels' sockets, and the wall-clock budget of one notebook."""
-        self.sandboxed, self.ipc_dir, self.budget_s = sandboxed, Path(ipc_dir), budget_s
+    def configure(self, sandboxed, ipc_dir: Path, budget_s=None, memory_mb=None):
+        """Sandboxed or not, the folder shared for the kernels' sockets, the wall-clock budget of one
+        notebook, and the address space of the server and so of every kernel forked from it."""
+        self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = sandboxed, Path(ipc_dir), budget_s, memory_mb
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
 
     def env(self):
@@ -74,8 +75,10 @@ class KernelServer:
         else:
             command = [sys.executable, "-I", str(ROOT / "learner_kit" / "kernel_server.py"), str(ROOT),
                        "--channel", str(theirs.fileno()), "--notebook-dir", str(self.ipc_dir.parent / "notebook")]
-        self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                                        start_new_session=True, env=self.env())
+        with open(self.ipc_dir.parent / "kernel-server.log", "ab") as log:  # what the kernels print outside the notebook
+            self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True, env=self.env(),
+                                            preexec_fn=limiter(memory_mb=self.memory_mb))
         theirs.close()
         self.channel, self.stream = ours, ours.makefile("rwb")
 

@@ -7,6 +7,22 @@ import nbformat
 
 
 @dataclass(frozen=True)
+class Packed:
+    """A submission as a grading worker receives it: its notebooks read and checked by the client
+    (which alone sees SUBMITTED), as plain data that travels to a worker on any machine."""
+
+    student: str
+    assignment: str
+    notebooks: dict  # notebook name -> its text (nbformat 4 JSON)
+    unreadable: dict  # notebook name -> why it cannot be graded
+    timestamp: str | None = None  # timestamp.txt, where submitted
+
+    @property
+    def key(self):
+        return f"{self.student}/{self.assignment}"
+
+
+@dataclass(frozen=True)
 class Submission:
     student: str
     assignment: str
@@ -75,3 +91,21 @@ def read_notebook(path: Path):
                       "released notebook (was it re-created, or its cells copied into a new notebook?). "
                       "Work in the released notebook and submit that")
     return notebook, None
+
+
+MAX_TIMESTAMP_BYTES = 1000
+
+
+def pack(submission, notebook_names):
+    """The Packed form of ``submission``: each notebook of ``notebook_names`` read (or why not), its timestamp."""
+    notebooks, unreadable = {}, {}
+    for name in notebook_names:
+        notebook, why = read_notebook(submission.folder / f"{name}.ipynb")
+        if notebook is None:
+            unreadable[name] = why
+        else:
+            notebooks[name] = nbformat.writes(notebook)
+    stamp, timestamp = submission.folder / "timestamp.txt", None
+    if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size <= MAX_TIMESTAMP_BYTES:
+        timestamp = stamp.read_text(encoding="utf-8", errors="replace")
+    return Packed(submission.student, submission.assignment, notebooks, unreadable, timestamp)

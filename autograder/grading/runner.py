@@ -1,30 +1,23 @@
-"""A grading run: find the submissions, grade them in N isolated jobs, merge, write the outputs.
+"""A grading run: find the submissions, grade them on Dask workers, write the outputs.
 
-Each job is a worker process with its own scratch course directory and SQLite gradebook
-(SQLite takes one writer at a time), under a memory limit its notebook kernels inherit.
-Results come back through OUT/state/, which also lets an interrupted run resume: a
-submission whose inputs are unchanged is not graded again.
+Each worker (cluster.py, worker.py) has its own scratch course directory and SQLite gradebook
+(SQLite takes one writer at a time). Results come back to this process, which writes OUT:
+OUT/state/ lets an interrupted run resume (a submission whose inputs are unchanged is not
+graded again).
 """
-import json
-import os
 import shutil
-import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.grading import sandbox
 from autograder.grading.combine import zero_submission
 from autograder.grading.config import configured_db_url
-from autograder.grading.feedback_page import write_fallbacks
+from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
-from autograder.grading.layout import find_submissions
-from autograder.grading.limits import limiter
+from autograder.grading.layout import find_submissions, pack
 from autograder.grading.report import write_results
 from autograder.grading.source import known_assignments, load_assignment
 from autograder.grading.state import grader_digest, input_key, read_state, write_state
-from autograder.paths import ROOT
 
 
 class GradingError(Exception):
@@ -35,50 +28,53 @@ NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the gra
                       "machine; do not trust these grades for untrusted submissions")
 
 
-def split(items, jobs):
-    """``items`` dealt round-robin into at most ``jobs`` non-empty shares."""
-    shares = [items[i::jobs] for i in range(jobs)]
-    return [share for share in shares if share]
+def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print):
+    """Grade ``todo`` on Dask (cluster.py), one task per submission; write each result as it comes back.
+
+    The client alone writes OUT: each submission's state (for resuming) and feedback as soon as
+    it is graded, so an interrupted run keeps what was done. A submission whose task failed (its
+    worker died twice, or the grader broke) gets 0 with the reason.
+    """
+    from distributed import as_completed
+    from tqdm import tqdm
+
+    from autograder.grading import cluster
+
+    logs = out / "logs"
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    notebooks = {a: {nb.name: nb.path.read_text(encoding="utf-8") for nb in sources[a]} for a in {s.assignment for s in todo}}
+    with cluster.grading_client(jobs, scheduler, log) as client:
+        cluster.register(client, settings, notebooks, template.read_bytes())
+        futures = {}
+        for submission in todo:
+            packed = pack(submission, [nb.name for nb in sources[submission.assignment]])
+            future = client.submit(cluster.grade_task, packed, key=f"grade-{submission.key}-{keys[submission.key][:12]}", pure=False)
+            futures[future] = submission
+        progress = tqdm(total=len(futures), desc="grading", unit="submission", file=sys.stderr, disable=None)
+        for future in as_completed(futures):
+            submission = futures.pop(future)
+            try:
+                result = future.result()
+            except Exception as error:  # the task failed: its worker died (twice), or the grader broke
+                why = (f"Not graded: the grading worker stopped twice while grading this submission ({type(error).__name__}); "
+                       "was its notebook killing it?")
+                result = {"records": zero_submission(submission, sources[submission.assignment], why), "feedback": {}, "log": ""}
+            save_result(out, submission, keys[submission.key], result)
+            with open(logs / "grading.log", "a", encoding="utf-8") as handle:
+                handle.write(result["log"])
+            progress.update()
+        progress.close()
 
 
-def worker_env():
-    """The environment of a worker and of the kernels it starts: this checkout's packages come first."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return env
-
-
-def run_share(number, share, keys, settings, out: Path, scratch: Path, template: Path):
-    """Grade ``share`` in worker processes, one at a time; when a worker dies (a learner's code can
-    kill its parent), the submission it was grading gets 0 and a new worker takes the rest."""
-    remaining = list(share)
-    while remaining:
-        plan = {
-            "settings": settings.to_json(), "scratch": str(scratch / f"job-{number}"), "out": str(out), "template_db": str(template),
-            "submissions": [{"student": s.student, "assignment": s.assignment, "folder": str(s.folder), "key": keys[s.key]} for s in remaining],
-        }
-        plan_path = scratch / f"plan-{number}.json"
-        plan_path.write_text(json.dumps(plan), encoding="utf-8")
-        with open(out / "logs" / f"job-{number}.log", "a", encoding="utf-8") as log:
-            command = [sys.executable, "-m", "autograder.grading.worker", str(plan_path)]
-            subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=worker_env(),
-                           preexec_fn=limiter(memory_mb=settings.kernel_memory_mb))
-        remaining = [s for s in remaining if read_state(out, s, keys[s.key]) is None]
-        if remaining:
-            lost, remaining = remaining[0], remaining[1:]
-            why = "Not graded: the grading process stopped while grading this submission (was it killed from the notebook?)."
-            records = zero_submission(lost, load_assignment(Path(settings.source_dir), lost.assignment), why)
-            write_fallbacks(out, lost, records)
-            write_state(out, lost, keys[lost.key], records)
-
-
-def run_jobs(todo, keys, jobs, settings, out: Path, scratch: Path, template: Path):
-    shutil.rmtree(out / "logs", ignore_errors=True)
-    (out / "logs").mkdir(parents=True)
-    shares = split(todo, jobs)
-    with ThreadPoolExecutor(max_workers=len(shares) or 1) as pool:
-        for future in [pool.submit(run_share, n, share, keys, settings, out, scratch, template) for n, share in enumerate(shares)]:
-            future.result()
+def save_result(out: Path, submission, key, result):
+    """A graded submission into OUT: its feedback pages (a plain page where nbgrader made none) and its state."""
+    folder = feedback_folder(out, submission)
+    folder.mkdir(parents=True, exist_ok=True)
+    for notebook, page in result["feedback"].items():
+        (folder / f"{Path(notebook).name}.html").write_bytes(page)
+    write_fallbacks(out, submission, [r for r in result["records"] if r["notebook"] not in result["feedback"]])
+    write_state(out, submission, key, result["records"])
 
 
 def readable_sources(source_dir: Path):
@@ -104,7 +100,7 @@ def collect(out: Path, submissions, sources, keys):
     return records
 
 
-def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=False, log=print):
+def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=False, log=print, scheduler=None):
     """Grade everything under ``submitted`` into ``out``; returns the records."""
     source_dir, submitted, out = Path(settings.source_dir), submitted.resolve(), out.resolve()
     if not submitted.is_dir():
@@ -136,15 +132,16 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     grader = grader_digest()  # ~0.2 s: the grader's files and every installed package
     keys = {s.key: input_key(s, sources[s.assignment], settings, grader) for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
-    log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} with {jobs} job(s)")
+    where = f"on the Dask cluster at {scheduler}" if scheduler else f"with {jobs} job(s)"
+    log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} {where}")
     assignments = sorted({s.assignment for s in submissions})
     db_url = db_url or configured_db_url() or f"sqlite:///{out / 'gradebook.db'}"
-    with tempfile.TemporaryDirectory(prefix="autograder-") as scratch:
-        template = build_template(settings, assignments) if assignments else None
-        if todo:
-            run_jobs(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, jobs, settings, out, Path(scratch), template)
-        if template:
-            prepare_course_gradebook(settings, db_url, template, assignments)
+    template = build_template(settings, assignments) if assignments else None
+    if todo:
+        run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
+                  jobs, scheduler, log)
+    if template:
+        prepare_course_gradebook(settings, db_url, template, assignments)
     records = collect(out, submissions, sources, keys)
     if records:
         store_scores(db_url, records)

@@ -57,17 +57,16 @@ class ScratchCourse:
     def _path(self, kind, submission, notebook, suffix=".ipynb"):
         return self.root / kind / submission.student / submission.assignment / f"{notebook}{suffix}"
 
-    def autograde(self, submission, notebooks):
-        """Run nbgrader autograde on ``notebooks`` ({name: NotebookNode}); the error text, or None."""
+    def autograde(self, submission, notebooks, timestamp=None):
+        """Run nbgrader autograde on ``notebooks`` ({name: NotebookNode}) submitted at ``timestamp``; the error text, or None."""
         folder = self.root / "submitted" / submission.student / submission.assignment
         shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(self.root / "autograded" / submission.student / submission.assignment, ignore_errors=True)
         folder.mkdir(parents=True)
         for name, notebook in notebooks.items():
             nbformat.write(without_duplicate_ids(notebook), str(folder / f"{name}.ipynb"))
-        timestamp = submission.folder / "timestamp.txt"
-        if timestamp.is_file():
-            shutil.copyfile(timestamp, folder / "timestamp.txt")
+        if timestamp is not None:
+            (folder / "timestamp.txt").write_text(timestamp, encoding="utf-8")
         result = self.api.autograde(submission.assignment, submission.student, force=True, create=True)
         return None if result["success"] else f"{result.get('log') or ''}\n{result.get('error') or 'nbgrader autograde failed'}"
 

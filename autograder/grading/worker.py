@@ -1,34 +1,34 @@
-"""One grading job: grades its share of the submissions one after another in its own scratch course.
+"""A grading worker's state and its one task: grade one packed submission.
 
-    python -m autograder.grading.worker PLAN.json
-
-Started by runner.py under a memory limit that every notebook kernel it starts inherits.
-Each graded submission is saved at once (state.py), so a crash loses only the one at hand.
+A GradingWorker lives as long as the Dask worker process that holds it (cluster.py's
+plugin): its scratch nbgrader course and gradebook copy, its kernel server and its unit
+server are set up once, then every submission it is handed is graded in them, one after
+another. It never sees SUBMITTED or OUT: a submission arrives packed (layout.Packed) and
+its records and feedback pages go back to the client, which alone writes OUT.
 """
-import json
+import contextlib
+import io
 import re
 import shutil
-import sys
 import time
 import traceback
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import nbformat
+
 from autograder.grading.combine import combined_records, public, zero_records, zero_submission
 from autograder.grading.config import Settings, cell_timeout
-from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.forked_kernels import KERNELS
-from autograder.grading.layout import Submission, read_notebook
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
-from autograder.grading.state import write_state
 from autograder.grading.verify import Verifier
 
 
 @contextmanager
 def timed(what):
-    """Log how long ``what`` took (the job logs show where grading time goes)."""
+    """Log how long ``what`` took (the logs show where grading time goes)."""
     start = time.perf_counter()
     yield
     print(f"  {what}: {time.perf_counter() - start:.2f} s", flush=True)
@@ -44,85 +44,77 @@ def short_reason(error_text):
     return ((errors or lines or ["unknown error"])[-1])[:300]
 
 
-def grade_notebooks(course, verifier, submission, sources, workdir):
-    """The records of every source notebook of ``submission``'s assignment."""
-    notebooks, unreadable = {}, {}
-    for source in sources:
-        notebook, why = read_notebook(submission.folder / f"{source.name}.ipynb")
-        if notebook is None:
-            unreadable[source.name] = why
-        else:
-            notebooks[source.name] = notebook
-    KERNELS.over_budget = KERNELS.over_limit = False
-    with timed("nbgrader autograde"):
-        failure = course.autograde(submission, notebooks) if notebooks else None
-    if failure and KERNELS.over_budget:
-        failure = f"TimeoutError: the notebook ran past its time budget of {KERNELS.budget_s} s and was stopped"
-    elif failure and KERNELS.over_limit:
-        failure = "OSError: the notebook wrote too much into the grader's kernel folder and was stopped"
-    records = []
-    for source in sources:
-        if source.name in unreadable:
-            records += zero_records(submission, source, f"Not graded: {unreadable[source.name]}.")
-            continue
-        with timed(f"out-of-kernel check of {source.name}"):
-            verdicts = verifier.verify(source, notebooks[source.name])
-        nbgrader = course.results(submission, source)
-        reason = short_reason(failure) if failure else "no autograded notebook"
-        notebook_records = combined_records(submission, source, nbgrader, verdicts, reason)
-        course.record_final(submission, source.name, notebook_records)
-        records += notebook_records
-    return records
+class GradingWorker:
+    """One worker's scratch course, kernel server and unit server; ``grade`` grades one packed submission.
 
+    ``sources``: {assignment: {notebook name: source notebook text}} and ``template``: the bytes of the
+    gradebook template (gradebook.build_template), both as the client has them, written into ``scratch``
+    so that a worker on another machine grades against exactly what the client would.
+    """
 
-def publish_feedback(course, submission, records, out: Path):
-    """nbgrader's feedback pages into OUT/feedback/, and a plain page where it made none."""
-    pages = course.feedback(submission)
-    folder = feedback_folder(out, submission)
-    folder.mkdir(parents=True, exist_ok=True)
-    for notebook, page in pages.items():
-        shutil.copyfile(page, folder / f"{notebook}.html")
-    write_fallbacks(out, submission, [r for r in records if r["notebook"] not in pages])
+    def __init__(self, settings: Settings, sources: dict, template: bytes, scratch: Path):
+        warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy noise from nbgrader's autograde
+        self.scratch = Path(scratch)
+        source_dir = self.scratch / "source"
+        for assignment, notebooks in sources.items():
+            (source_dir / assignment).mkdir(parents=True, exist_ok=True)
+            for name, text in notebooks.items():
+                (source_dir / assignment / f"{name}.ipynb").write_text(text, encoding="utf-8")
+        (self.scratch / "template.db").write_bytes(template)
+        self.settings = Settings(**{**settings.to_json(), "source_dir": str(source_dir)})
+        KERNELS.configure(self.settings.sandbox, self.scratch / "ipc", budget_s=self.settings.notebook_budget_s,
+                          memory_mb=self.settings.kernel_memory_mb)
+        KERNELS.start()  # preloads while the rest starts up
+        self.course = ScratchCourse(self.settings, self.scratch / "course", self.scratch / "template.db")
+        self.verifier = Verifier(self.settings, cell_timeout(self.settings))
+        self.verifier.start()
 
+    def grade(self, packed):
+        """{"records", "feedback": {notebook: HTML bytes}, "log"} for one layout.Packed submission."""
+        log = io.StringIO()
+        with contextlib.redirect_stdout(log):
+            print(f"grading {packed.key}", flush=True)
+            sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
+            try:
+                records = self.grade_notebooks(packed, sources)
+            except Exception:  # a grader bug must not take the other submissions down
+                records = zero_submission(packed, sources, f"Not graded: internal grading error ({short_reason(traceback.format_exc())}).")
+                traceback.print_exc(file=log)
+            pages = {}
+            try:
+                with timed("nbgrader generate_feedback"):
+                    pages = {name: path.read_bytes() for name, path in self.course.feedback(packed).items()}
+            except Exception:
+                traceback.print_exc(file=log)
+        shutil.rmtree(self.scratch / "verify", ignore_errors=True)
+        return {"records": public(records), "feedback": pages, "log": log.getvalue()}
 
-def grade_one(course, verifier, submission, settings, scratch: Path, out: Path):
-    sources = load_assignment(Path(settings.source_dir), submission.assignment)
-    workdir = scratch / "verify" / submission.student / submission.assignment
-    try:
-        records = grade_notebooks(course, verifier, submission, sources, workdir)
-    except Exception:  # a grader bug must not take the other submissions down
-        why = f"Not graded: internal grading error ({short_reason(traceback.format_exc())})."
-        records = zero_submission(submission, sources, why)
-        traceback.print_exc()
-    try:
-        with timed("nbgrader generate_feedback"):
-            publish_feedback(course, submission, records, out)
-    except Exception:
-        traceback.print_exc()
-        write_fallbacks(out, submission, records)
-    shutil.rmtree(workdir, ignore_errors=True)
-    return public(records)
+    def grade_notebooks(self, packed, sources):
+        """The records of every source notebook of the submission's assignment."""
+        notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
+        KERNELS.over_budget = KERNELS.over_limit = False
+        with timed("nbgrader autograde"):
+            failure = self.course.autograde(packed, notebooks, packed.timestamp) if notebooks else None
+        if failure and KERNELS.over_budget:
+            failure = f"TimeoutError: the notebook ran past its time budget of {KERNELS.budget_s} s and was stopped"
+        elif failure and KERNELS.over_limit:
+            failure = "OSError: the notebook wrote too much into the grader's kernel folder and was stopped"
+        records = []
+        for source in sources:
+            if source.name not in notebooks:
+                why = packed.unreadable.get(source.name, f"no notebook named {source.name}.ipynb was submitted")
+                records += zero_records(packed, source, f"Not graded: {why}.")
+                continue
+            with timed(f"out-of-kernel check of {source.name}"):
+                verdicts = self.verifier.verify(source, notebooks[source.name])
+            nbgrader = self.course.results(packed, source)
+            reason = short_reason(failure) if failure else "no autograded notebook"
+            notebook_records = combined_records(packed, source, nbgrader, verdicts, reason)
+            self.course.record_final(packed, source.name, notebook_records)
+            records += notebook_records
+        return records
 
-
-def main(argv=None):
-    warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy noise from nbgrader's autograde
-    plan = json.loads(Path((argv or sys.argv[1:])[0]).read_text(encoding="utf-8"))
-    settings = Settings(**plan["settings"])
-    scratch, out = Path(plan["scratch"]), Path(plan["out"])
-    KERNELS.configure(settings.sandbox, scratch / "ipc", budget_s=settings.notebook_budget_s)
-    KERNELS.start()  # preloads while the rest starts up
-    course = ScratchCourse(settings, scratch / "course", Path(plan["template_db"]))
-    verifier = Verifier(settings, cell_timeout(settings))
-    verifier.start()
-    try:
-        for item in plan["submissions"]:
-            submission = Submission(item["student"], item["assignment"], Path(item["folder"]))
-            print(f"grading {submission.key}", flush=True)
-            write_state(out, submission, item["key"], grade_one(course, verifier, submission, settings, scratch, out))
-    finally:
-        verifier.close()
+    def close(self):
+        self.verifier.close()
         KERNELS.close()
-
-
-if __name__ == "__main__":
-    main()
+        shutil.rmtree(self.scratch, ignore_errors=True)

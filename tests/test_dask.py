@@ -1,0 +1,115 @@
+"""`autograder grade` on Dask: the same scores on 1 or 2 local workers and on an external cluster,
+a worker killed half-way costs nothing, and an endless loop holds up nobody else.
+
+The fixture course of tests/fixtures/grading_course.py, with a small class: fast students, and
+for the scheduling test one whose answer loops until its notebook's budget stops it.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.grading_course import write_sources, write_submissions
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASS = ["perfect", "mistake", "cheat-transformer", "os-exit", "flood", "sleeper"]
+BUDGET_S = 20
+
+
+def grade(submitted, out, source, *options):
+    command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), "--source", str(source),
+               "--timeout", "10", "--budget", str(BUDGET_S), *options]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finished(process, timeout=600):
+    stdout, stderr = process.communicate(timeout=timeout)
+    assert process.returncode == 0, stderr[-3000:]
+    return stderr
+
+
+def scores(out):
+    return {(r["student"], r["assignment"], r["grade_id"]): r["points"] for r in json.loads((out / "results.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    base = tmp_path_factory.mktemp("dask")
+    source = write_sources(base / "source")
+    submitted = write_submissions(base / "submitted", CLASS)
+    finished(grade(submitted, base / "one", source, "--jobs", "1"))
+    return {"base": base, "source": source, "submitted": submitted, "one": scores(base / "one")}
+
+
+def test_one_and_two_local_workers_give_the_same_scores(course):
+    stderr = finished(grade(course["submitted"], course["base"] / "two", course["source"], "--jobs", "2"))
+    assert "with 2 job(s)" in stderr
+    assert scores(course["base"] / "two") == course["one"]
+    assert course["one"][("perfect", "fx-attn", "scaled_scores-hidden-values")] == 1
+    assert course["one"][("mistake", "fx-attn", "scaled_scores-hidden-values")] == 0
+
+
+@pytest.fixture()
+def external_cluster(tmp_path):
+    """A `dask scheduler` and two `dask worker` processes (no nanny: a killed worker stays dead) on 127.0.0.1."""
+    dask = str(Path(sys.executable).with_name("dask"))
+    scheduler_file = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+    configured = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",
+                  "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0"}  # as the README says to start one
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                   "--scheduler-file", str(scheduler_file)], env=configured, **quiet)]
+    deadline = time.monotonic() + 60
+    while not scheduler_file.is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    address = json.loads(scheduler_file.read_text())["address"]
+    workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                 "--host", "127.0.0.1"], **quiet) for _ in range(2)]
+    processes += workers
+    try:
+        yield address, workers
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def test_an_external_cluster_gives_the_same_scores_even_when_a_worker_is_killed(course, external_cluster):
+    address, workers = external_cluster
+    out = course["base"] / "external"
+    running = grade(course["submitted"], out, course["source"], "--scheduler", address)
+    deadline = time.monotonic() + 300
+    while not list((out / "state").rglob("*.json")) if (out / "state").is_dir() else True:
+        assert time.monotonic() < deadline and running.poll() is None, "no submission was graded"
+        time.sleep(0.2)
+    os.kill(workers[0].pid, signal.SIGKILL)  # in the middle of the run: it held a task, or was about to
+    stderr = finished(running)
+    assert f"Dask cluster at {address}: 2 worker(s)" in stderr
+    assert scores(out) == course["one"]
+
+
+LOOP = "def scaled_scores(q, k):\n    while True:\n        pass\n"
+
+
+def test_an_endless_loop_holds_up_nobody_else(tmp_path, course):
+    from tests.fixtures.grading_course import _with_answer, write_submissions as write
+
+    submitted = write(tmp_path / "submitted", ["perfect", "mistake", "sleeper"])
+    loop = submitted / "a-loop" / "fx-attn"
+    loop.mkdir(parents=True)
+    import nbformat
+
+    nbformat.write(_with_answer("scaled_scores", LOOP)(), str(loop / "fx-attn.ipynb"))
+    started = time.monotonic()
+    finished(grade(submitted, tmp_path / "out", course["source"], "--jobs", "2"))
+    took = time.monotonic() - started
+    order = [line.split()[1] for line in (tmp_path / "out" / "logs" / "grading.log").read_text().splitlines()
+             if line.startswith("grading ")]
+    assert order[-1] == "a-loop/fx-attn", order  # first handed out, last done: the other worker took all the rest
+    assert scores(tmp_path / "out")[("a-loop", "fx-attn", "scaled_scores-hidden-values")] == 0
+    assert took < 4 * BUDGET_S + 60, took  # its kernel's budget and its verdict's budget, and the start-up
