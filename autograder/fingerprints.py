@@ -2,7 +2,8 @@
 
 For every unit registered in autograder.checks, on its probe cases (fixed seeds, all
 dimensions different): the inputs, the constructor arguments and initial weights of a
-module, the reference's results, and the results (or error type) of every known mistake.
+module, the reference's results, and the results (or error type) of every known mistake and
+of every two known mistakes that can be made at once.
 Numbers, names and ids only, loadable with torch.load(weights_only=True): no code reaches
 the learner.
 
@@ -17,6 +18,7 @@ import torch
 
 import learner_kit
 from autograder.checks import UNITS, isolation
+from autograder.checks.core import mistake_pairs
 from learner_kit import harness
 
 DIRECTORY = Path(learner_kit.__file__).parent / "fingerprints"
@@ -43,6 +45,11 @@ def fingerprint(spec):
             for mistake_id, variants in spec.mutants.items()
         },
     }
+    pairs = mistake_pairs(spec.name)
+    if pairs:  # two known mistakes at once, under "id+id"
+        data["pairs"] = {}
+        for ids, variant in pairs:
+            data["pairs"].setdefault("+".join(ids), []).append([_outcome_data(harness.run(variant, call, c)) for c in cases])
     if spec.stand_ins:
         data["stand_ins"] = _stand_in_data(spec, cases)
     return data

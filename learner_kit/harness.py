@@ -110,11 +110,12 @@ class Remote:
         raise NotImplementedError
 
 
-# The float64 rule: float64 results must equal the reference's to 1e-10. A module is built with
-# float64 as the default dtype and then moved with .to(float64), so constants made without an
-# explicit dtype are exact; a tensor made explicitly float32 (.float(), dtype=torch.float32) is a
-# tensor left in float32, and its rounding (~1e-7 relative) is a mistake in a float64 model.
-FLOAT64_RULE = "float64 results equal the reference's to 1e-10; modules are built with float64 as the default dtype"
+# The float64 rule: float64 results must equal the reference's to 1e-10. A float64 case runs with
+# float64 as the default dtype (the module is built so, then moved with .to(float64), and called
+# so), so a constant made without an explicit dtype, in __init__ or in forward, is exact; a tensor
+# made explicitly float32 (.float(), dtype=torch.float32) is a tensor left in float32, and its
+# ~1e-7 rounding is a mistake in a float64 model.
+FLOAT64_RULE = "float64 results equal the reference's to 1e-10; float64 cases run with float64 as the default dtype"
 
 
 def run(target, call, case, guard=None, backprop=None):
@@ -129,21 +130,13 @@ def run(target, call, case, guard=None, backprop=None):
         return target.run_case(call, case, guard, backprop)
     args = {name: fresh(value) for name, value in case.inputs.items()}
     outcome = Outcome(inputs=args)
-    with isolated(), bound(target, call.bindings):
+    with isolated(default_dtype=case.dtype if case.dtype == torch.float64 else torch.float32), bound(target, call.bindings):
         try:
             with guard if guard is not None else contextlib.nullcontext():
                 function = target
                 if call.init is not None:
                     seed(0)
-                    # A float64 case builds the module with float64 as the default dtype, so that a
-                    # constant made without a dtype (torch.full(size, 0.1 / 3)) is exact, not a
-                    # float32 rounding that .to(float64) only widens (see FLOAT64_RULE).
-                    if case.dtype == torch.float64:
-                        torch.set_default_dtype(torch.float64)
-                    try:
-                        outcome.instance = function = target(*call.init)
-                    finally:
-                        torch.set_default_dtype(torch.float32)
+                    outcome.instance = function = target(*call.init)
                     outcome.weight_problems = load_weights(function, call.weights)
                     function.eval().to(device=case.device, dtype=case.dtype)
                 if case.torch_seed is not None:
@@ -217,8 +210,8 @@ def backpropagate(outcome, names, seed=0):
 
 
 @contextlib.contextmanager
-def isolated():
-    """Silence warnings and printing; float32 default dtype, gradients on, one thread; restore after.
+def isolated(default_dtype=torch.float32):
+    """Silence warnings and printing; float32 default dtype (unless told), gradients on, one thread; restore after.
 
     One thread: the checks' tensors are tiny, and on a busy machine torch's thread pool
     makes each small operation wait for milliseconds.
@@ -228,7 +221,7 @@ def isolated():
     with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
         warnings.simplefilter("ignore")
         with torch.random.fork_rng(devices=[]), torch.enable_grad():
-            torch.set_default_dtype(torch.float32)
+            torch.set_default_dtype(default_dtype)
             torch.set_num_threads(1)
             try:
                 yield
@@ -396,7 +389,7 @@ def close(mine, theirs):
 
 
 def describe_difference(name, mine, theirs, axes=()):
-    """'`weights`: max abs difference 0.37 at batch 0, head 1, query 2, key 3.'"""
+    """'`weights`: max abs difference 0.37 at batch 0, head 1, query 2, key 3.' (axes=None: at index (...))"""
     mine, theirs = mine.detach(), theirs.detach()
     if not mine.is_floating_point():
         wrong = mine != theirs
@@ -411,10 +404,14 @@ def describe_difference(name, mine, theirs, axes=()):
 
 
 def _where(flags, axes):
-    """' at batch 0, query 2, key 3' for the first True entry of `flags`."""
-    if not bool(flags.any()):
+    """' at batch 0, query 2, key 3' for the first True entry of `flags` ('' for a single number);
+    axes=None: a tensor whose axes have no such meaning (a parameter), ' at index (11, 3)'."""
+    if not bool(flags.any()) or flags.dim() == 0:
         return ""
-    return " at " + position([int(i) for i in flags.nonzero()[0]], axes)
+    index = [int(i) for i in flags.nonzero()[0]]
+    if axes is None:
+        return f" at index ({', '.join(map(str, index))})"
+    return " at " + position(index, axes)
 
 
 def position(index, axes=()):

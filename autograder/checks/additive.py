@@ -121,7 +121,7 @@ register(UnitSpec(
         "values": lambda: [
             _case(201, (B,), "3-D inputs (batch, position, feature)"),
             _case(202, (B, H), "4-D inputs (batch, head, position, feature)"),
-            _case(203, (B, H), "4-D inputs and a dropout module in training mode (only the output is compared)",
+            _case(203, (B, H), "4-D inputs and a dropout module in training mode (the output must be the dropped weights times the values)",
                   dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
         ],
         "masks": lambda: [_padded(211), _mixed(212), _staircase(213)],
@@ -164,6 +164,11 @@ def _mha_mixed(seed, **more):
                            mask=inputs.mixed_mask(seed, (B, 1, L_Q, L_K)), **more)
 
 
+def _mha_shared(seed, **more):
+    return _attention_case(seed, "cross-attention with an (L_q, L_k) mask shared by the batch and the heads",
+                           mask=inputs.staircase_mask(L_Q, L_K), **more)
+
+
 def _self_attention(seed):
     x = inputs.normal(seed, x=(B, L_K, D_MODEL))["x"]
     return Case({"query": x, "key": x, "value": x}, label="self-attention: query, key and value are one tensor"
@@ -177,7 +182,7 @@ register(UnitSpec(
     axes={"attn": ("batch", "head", "query", "key"), "output": ("query", "feature")},
     cases={
         "values": lambda: [_attention_case(221, _CROSS), _self_attention(222)],
-        "masks": lambda: [_mha_padded(223), _mha_mixed(224)],
+        "masks": lambda: [_mha_padded(223), _mha_mixed(224), _mha_shared(225)],
         "float64": lambda: [_attention_case(221, _CROSS, dtype=torch.float64), _mha_padded(223, dtype=torch.float64)],
         "grad": lambda: [_mha_padded(223, grad=True)],
         "device": lambda: [_mha_padded(223)],

@@ -10,7 +10,6 @@ import math
 from functools import partial
 
 import torch
-from torch import nn
 
 from learner_kit.harness import Case
 
@@ -37,18 +36,23 @@ def _sdpa(query, key, value, mask=None, dropout=None, *, scale="sqrt", key_axes=
     return dropped @ value, {"weights": weights, "scores": scores, "raw-scores": raw}[returns]
 
 
-_FILLS = ("min", "-inf", -1e9)  # the fill values learners use; they matter once the mask is misapplied
+# The fill values learners use; they matter once the mask is misapplied. The first, the
+# reference's own, is left at the knob's default: a mistake with the default fill then combines
+# with another mistake that sets the fill (core.combine takes a knob from one side only), e.g. a
+# mask inverted and filled with 0, or -1e9 with the masked scores returned.
+_FILLS = ({}, {"fill": "-inf"}, {"fill": -1e9})
 
 MUTANTS = {
     "sdpa-no-scale": (partial(_sdpa, scale="none"),),
     "sdpa-scale-dk": (partial(_sdpa, scale="dk"),),
-    "sdpa-softmax-dim": tuple(partial(_sdpa, softmax_dim=d) for d in (-2, 1, 0)),
-    "sdpa-mask-inverted": tuple(partial(_sdpa, mask_use="inverted", fill=f) for f in _FILLS),
+    # with -inf, a key blocked for every query makes a NaN column: the softmax axis is still the mistake
+    "sdpa-softmax-dim": tuple(partial(_sdpa, softmax_dim=d, **f) for f in ({}, {"fill": "-inf"}) for d in (-2, 1, 0)),
+    "sdpa-mask-inverted": tuple(partial(_sdpa, mask_use="inverted", **f) for f in _FILLS),
     "sdpa-mask-ignored": (partial(_sdpa, mask_use="ignored"),),
-    "sdpa-mask-after-softmax": tuple(partial(_sdpa, mask_use="after-softmax", fill=f) for f in (0.0, *_FILLS)),
+    "sdpa-mask-after-softmax": tuple(partial(_sdpa, mask_use="after-softmax", **f) for f in ({"fill": 0.0}, *_FILLS)),
     "sdpa-mask-fill-zero": (partial(_sdpa, fill=0.0),),
     "sdpa-key-transpose": (partial(_sdpa, key_axes=()), partial(_sdpa, key_axes=(1, 2))),
-    "sdpa-returns-scores": (*(partial(_sdpa, returns="scores", fill=f) for f in _FILLS),
+    "sdpa-returns-scores": (*(partial(_sdpa, returns="scores", **f) for f in _FILLS),
                             partial(_sdpa, returns="raw-scores")),
 }
 
@@ -73,8 +77,8 @@ def _values_cases():
     return [
         _case(1, (B,), "3-D inputs (batch, position, feature)"),
         _case(2, (B, H), "4-D inputs (batch, head, position, feature)"),
-        _case(3, (B, H), "4-D inputs and a dropout module in training mode (only the output is compared)",
-              dropout=nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
+        _case(3, (B, H), "4-D inputs and a dropout module in training mode (the output must be the dropped weights times the values)",
+              dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
     ]
 
 

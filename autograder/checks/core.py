@@ -7,7 +7,7 @@ cases against autograder.reference; after any failure it runs the unit's known m
 ("mutants") on the same inputs and on the unit's probe cases, and names the one that
 behaves exactly like the learner's code.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from itertools import product
 from typing import Callable
@@ -84,7 +84,7 @@ class UnitSpec:
     weight_noise: float = 0.0  # normal noise added to those weights (e.g. so that gamma is not all ones)
     isolate: dict = field(default_factory=dict)  # graded function it calls -> replay kind (see isolation.py)
     stand_ins: tuple = ()  # graded modules it builds by name: judged again with stand-ins when it fails
-    # functions (learner's outcomes, cases) -> a mistake id or '', asked when no mutant explains a
+    # functions (learner's outcomes, cases) -> a mistake id, a tuple of ids, or '', asked when no mutant explains a
     # failure: they read what the learner's own results reveal (outcomes[0] is on the failing case,
     # cases[0]; the rest on the probes). A diagnoser must only name a mistake it can prove.
     diagnosers: tuple = ()
@@ -187,6 +187,12 @@ def check(unit_name, candidate, aspect):
     print(f"✓ {unit_name}: {aspect} passed")
 
 
+def _random_dropout(case):
+    """Whether `case` hands the unit a dropout module in training mode (its draw is the learner's own)."""
+    dropout = case.inputs.get("dropout")
+    return isinstance(dropout, torch.nn.Dropout) and dropout.training and dropout.p > 0
+
+
 def _failure(checker, aspect):
     """The CheckFailure of one aspect, or None."""
     try:
@@ -276,7 +282,33 @@ class _Checker:
     def compare_values(self, aspect):
         """values, masks, float64: results equal the reference's on every case of the aspect."""
         for case in self.spec.cases[aspect]():
-            self.examine(case)
+            if _random_dropout(case):
+                got, want = self.examine(case, values=False)
+                problem = self._dropout_problem(case, got)
+                if problem:
+                    self.fail(case, got, want, "wrong-values", problem)
+            else:
+                self.examine(case)
+
+    def _dropout_problem(self, case, got):
+        """A dropout draw is the learner's own (per row, through F.dropout, ...), so it cannot be compared
+        value by value. Each output row is a combination of the value rows (d_v > L_k: the coefficients are
+        unique); each coefficient must be a weight either dropped (0) or scaled by 1 / (1 - p), some of each."""
+        dropout, output = case.inputs["dropout"], got.outputs["output"].detach().double()
+        plain = self.reference(replace(case, inputs={**case.inputs, "dropout": None}))
+        weights = plain.outputs["weights"].detach().double()
+        coefficients = output @ torch.linalg.pinv(case.inputs["value"].detach().double())
+        kept = weights / (1 - dropout.p)
+        tolerance = 1e-4 * (1 + kept.abs())
+        dropped, scaled = coefficients.abs() <= tolerance, (coefficients - kept).abs() <= tolerance
+        if not bool((dropped | scaled).all()):
+            where = harness.position([int(i) for i in (~(dropped | scaled)).nonzero()[0]], ("query", "key"))
+            return (f"With a dropout module, the output must be the weights, each dropped (0) or scaled by "
+                    f"1/(1 - p), times the values; at {where} it is neither. Is dropout applied to the weights, "
+                    "once, before they multiply the values?")
+        if not bool(dropped.any()) or not bool(scaled.any()):
+            return "With a dropout module in training mode, no weight was dropped: is the dropout module used?"
+        return ""
 
     def compare_gradients(self, aspect):
         for case in self.spec.cases[aspect]():
@@ -326,5 +358,6 @@ class _Checker:
             if mine is None:
                 return f"No gradient reaches the {kind} `{name}`."
             if not harness.close(mine, theirs):
-                return f"The gradient of the {kind} " + harness.describe_difference(name, mine, theirs)
+                axes = None if kind == "parameter" else self.call.axes.get(name, ())
+                return f"The gradient of the {kind} " + harness.describe_difference(name, mine, theirs, axes)
         return ""

@@ -7,7 +7,9 @@ noise, so that the three LayerNorms differ and using one in another's place show
 
 Most role mistakes (memory as the query of cross-attention, masks in each other's place)
 fail with an error when L_tgt != L_src; the square probe (L_tgt = L_src = 6) lets them run,
-so that their values can be matched. The "properties" aspect is the behaviour the masks
+so that their values can be matched. Cross-attention's roles are known in every other way of
+drawing query, key and value from x and memory, each with the source mask, the target mask
+(the mask that fits keys from x) or none. The "properties" aspect is the behaviour the masks
 exist for, whatever the weights: changing later target positions of x must not change the
 output at earlier positions (causality), and changing what the padded source positions of
 memory hold must not change any output.
@@ -38,7 +40,7 @@ class _DecoderLayer(reference.DecoderLayer):
 
     cross_roles = ("x", "memory", "memory")  # where cross-attention's query, key and value come from
     masks_swapped = False  # self-attention gets src_mask and cross-attention tgt_mask
-    cross_tgt_mask = False  # cross-attention gets tgt_mask (with x as key and value: self-attention again)
+    cross_mask = "src"  # the mask cross-attention gets: "src" (tgt when masks_swapped), "tgt", or None
     self_masked = True  # False: self-attention runs without a mask
     order = ("self", "cross", "ffn")  # the order the sublayers run in
     norms_follow = "position"  # "position": norm1 after the first sublayer run; "sublayer": norm1 after self_attn
@@ -49,7 +51,7 @@ class _DecoderLayer(reference.DecoderLayer):
     def forward(self, x, memory, src_mask=None, tgt_mask=None):
         self_mask, cross_mask = (src_mask, tgt_mask) if self.masks_swapped else (tgt_mask, src_mask)
         self_mask = self_mask if self.self_masked else None
-        cross_mask = tgt_mask if self.cross_tgt_mask else cross_mask
+        cross_mask = {"src": cross_mask, "tgt": tgt_mask, None: None}[self.cross_mask]
         sublayers = {
             "self": lambda y: self.self_attn(y, y, y, self_mask),
             "cross": lambda y: self.cross_attn(*({"x": y, "memory": memory}[role] for role in self.cross_roles), cross_mask),
@@ -91,8 +93,10 @@ _ROLES = [r for r in itertools.product(("x", "memory"), repeat=3) if r != ("x", 
 _ORDERS = [o for o in itertools.permutations(("self", "cross", "ffn")) if o != ("self", "cross", "ffn")]
 
 LAYER_MUTANTS = {
-    "decoder-cross-qkv-swapped": tuple(variant_class(_DecoderLayer, cross_roles=r) for r in _ROLES)
-    + (variant_class(_DecoderLayer, cross_roles=("x", "x", "x"), cross_tgt_mask=True),),
+    # every other source of query, key and value, each with the source mask, the target mask or none
+    # (the mask often follows the keys: tgt_mask once they come from x)
+    "decoder-cross-qkv-swapped": tuple(variant_class(_DecoderLayer, cross_roles=r, cross_mask=m)
+                                       for r in _ROLES for m in ("src", "tgt", None)),
     "decoder-masks-swapped": (variant_class(_DecoderLayer, masks_swapped=True),),
     "decoder-self-attn-unmasked": (variant_class(_DecoderLayer, self_masked=False),),
     "decoder-sublayer-order": tuple(variant_class(_DecoderLayer, order=o, norms_follow=f)

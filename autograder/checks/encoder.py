@@ -11,6 +11,18 @@ reference's parameters into the learner's module, so its "values" aspect judges 
 learner's own table together with forward (the slice, the sum, dropout), and names a
 table mistake through PE_TABLE_MUTANTS; its "properties" aspect looks at the table the
 learner's __init__ builds, on a fresh instance, against the same known mistakes.
+
+A table mistake written otherwise than those mutants is named by reading the table itself
+(_table_mistakes): every feature is fitted as sin(w·pos) or cos(w·pos). When every feature
+is such a sinusoid, the even ones sines and the odd ones cosines, a feature that is not the
+paper's proves `pe-wrong-frequency`; cosines at the even features and sines at the odd ones
+prove `pe-sin-cos-swapped` (and a wrong frequency too when a feature is not the swapped
+table's). A table whose pairs go as e^(i·k·v) over the pair index k at each position (the
+position fed to the frequency, the pair index to the angle) is `pe-wrong-frequency` too.
+Anything else (a phase, floored angles, sines and cosines in halves) proves neither. In the
+"values" aspect the table is read from forward's results, output - x, which the last probe
+(x of zeros, all max_len positions) gives whole; it is trusted only when it is the same for
+every batch row and every case.
 """
 import math
 
@@ -81,7 +93,8 @@ class _EncoderLayer(reference.EncoderLayer):
 
     def _sublayer(self, x, function, norm, dropout, residual):
         if self.prenorm:
-            return x + dropout(function(norm(x)))
+            out = dropout(function(norm(x)))
+            return x + out if residual else out
         out = dropout(function(x))
         return norm(x + out if residual else out)
 
@@ -134,20 +147,25 @@ PE_TABLE_MUTANTS = {
 # ------------------------------------------------------------------ cases
 
 
-def _tokens(seed, length=L):
+def _tokens(seed, length=L, low=0):
     generator = torch.Generator().manual_seed(seed)
-    tokens = torch.randint(VOCAB, (B, length), generator=generator)
-    return Case({"tokens": tokens}, label=f"tokens ({B}, {length}), ids below {VOCAB}")
+    tokens = torch.randint(low, VOCAB, (B, length), generator=generator)
+    return Case({"tokens": tokens}, label=f"tokens ({B}, {length}), ids from {low} to {VOCAB - 1}")
 
 
-def _embed_case(seed, dtype=torch.float32, length=L):
-    return _tokens(seed, length).to(dtype)
+def _embed_case(seed, dtype=torch.float32, length=L, low=0):
+    return _tokens(seed, length, low).to(dtype)
 
 
 def _pe_case(seed, dtype=torch.float32, grad=False, length=L):
     drawn = inputs.normal(seed, x=(B, length, D_MODEL))
     args = inputs.needing_grad(drawn) if grad else drawn
     return Case(args, label=f"x ({B}, {length}, {D_MODEL}) with max_len {MAX_LEN}").to(dtype)
+
+
+def _pe_zeros():
+    """x of zeros over all max_len positions: forward's output is the learner's whole table."""
+    return Case({"x": torch.zeros(B, MAX_LEN, D_MODEL)}, label=f"x of zeros ({B}, {MAX_LEN}, {D_MODEL}) with max_len {MAX_LEN}")
 
 
 def _x_case(seed, mask=None, dtype=torch.float32, grad=False):
@@ -235,6 +253,149 @@ def _table(module):
     return built["value"]
 
 
+_FIT_TOLERANCE = 5e-3  # a float32 table's angles reach ~2e4 rad here (frequencies > 1): their sines carry ~1e-3
+
+
+def _zero_phase_fit(column, wave):
+    """(w, residual) of the wave(w * pos) closest to `column` (float64, positions 0, 1, ...), or None if none is close.
+
+    `wave` is torch.sin or torch.cos. w is found from the first positions, then refined by
+    Gauss-Newton on all of them; close means within _FIT_TOLERANCE at every position.
+    """
+    pos = torch.arange(len(column), dtype=torch.float64)
+    if len(column) < 3 or abs(float(column[0]) - float(wave(torch.zeros(())))) > _FIT_TOLERANCE:
+        return None
+    first, second = float(column[1].clamp(-1, 1)), float(column[2])
+    if wave is torch.sin:
+        guesses = [math.asin(first), math.pi - math.asin(first)]
+        if abs(first) > 0.1:  # sin 2w = 2 sin w cos w: well conditioned where asin is not (w near pi/2)
+            guesses.append(math.atan2(first, second / (2 * first)))
+    else:
+        guesses = [math.acos(first)]
+    best = None
+    for w in guesses:
+        for _ in range(6):
+            error = wave(w * pos) - column
+            slope = pos * (torch.cos(w * pos) if wave is torch.sin else -torch.sin(w * pos))
+            norm = float((slope * slope).sum())
+            step = float((slope * error).sum()) / norm if norm > 1e-12 else 0.0
+            if float((wave((w - step) * pos) - column).abs().max()) >= float(error.abs().max()):
+                break
+            w -= step
+        residual = float((wave(w * pos) - column).abs().max())
+        if best is None or residual < best[1]:
+            best = (w, residual)
+    return best if best[1] <= _FIT_TOLERANCE else None
+
+
+def _paper_table(positions, d_model, sin_even=True):
+    """The paper's table (positions, d_model) in float64; with sin_even=False, cos and sin in each other's place."""
+    angle = torch.arange(positions, dtype=torch.float64)[:, None] * 10000.0 ** (
+        -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    first, second = (torch.sin, torch.cos) if sin_even else (torch.cos, torch.sin)
+    table = torch.zeros(positions, d_model, dtype=torch.float64)
+    table[:, 0::2], table[:, 1::2] = first(angle), second(angle)
+    return table
+
+
+def _position_in_frequency(table):
+    """Whether each row goes as (sin, cos)(k * v) over the pair index k: the position fed to the frequency."""
+    pairs = table.shape[1] // 2
+    if pairs < 3:
+        return False
+    turn = torch.complex(table[:, 1::2], table[:, 0::2])  # cos + i sin of each pair's angle
+    v = torch.angle(turn[:, 1])
+    fitted = torch.polar(torch.ones_like(v)[:, None].expand(-1, pairs), v[:, None] * torch.arange(pairs, dtype=torch.float64))
+    return bool((turn - fitted).abs().max() <= _FIT_TOLERANCE) and not _close_table(table, _paper_table(*table.shape))
+
+
+def _close_table(mine, theirs, tolerance=1e-3):
+    return bool((mine - theirs).abs().max() <= tolerance)
+
+
+def _features(columns):
+    return ", ".join(str(c) for c in columns[:6]) + (" …" if len(columns) > 6 else "")
+
+
+def _turn(w, wave):
+    """w as the frequency it shows on integer positions: in [0, 2 pi) for a sine, [0, pi] for a cosine."""
+    w = w % (2 * math.pi)
+    return min(w, 2 * math.pi - w) if wave == "cos" else w
+
+
+def _table_mistakes(table):
+    """(ids, sentence): the table mistakes a learner's table (positions, d_model) proves, and what it shows.
+
+    ids is () when it proves none (the sentence may still say what is off). Needs 3 positions or more.
+    """
+    table = table.detach().to("cpu", torch.float64)
+    positions, d_model = table.shape
+    if positions < 3 or d_model % 2:
+        return (), ""
+    waves, fits = [], []
+    for column in table.T:
+        for name, wave in (("sin", torch.sin), ("cos", torch.cos)):
+            fit = _zero_phase_fit(column, wave)
+            if fit is not None:
+                waves.append(name)
+                fits.append(fit)
+                break
+        else:
+            if _position_in_frequency(table):
+                return ("pe-wrong-frequency",), ("each position's row turns with the pair index (sin and cos of "
+                                                  "k·v at pair k): the position went into the frequency, the pair "
+                                                  "index into the angle.")
+            return (), ""
+    paper = ["sin" if c % 2 == 0 else "cos" for c in range(d_model)]
+    swapped = ["cos" if c % 2 == 0 else "sin" for c in range(d_model)]
+    if waves not in (paper, swapped):
+        misplaced = [c for c in range(d_model) if waves[c] != paper[c]]
+        return (), (f"it holds sines and cosines of the position, but feature{'s' if len(misplaced) > 1 else ''} "
+                    f"{_features(misplaced)} hold{'' if len(misplaced) > 1 else 's'} the other one: feature 2i takes "
+                    "sin(pos / 10000^(2i/d_model)) and feature 2i+1 its cosine, interleaved.")
+    want = _paper_table(positions, d_model, sin_even=waves == paper)
+    gaps = (table - want).abs().amax(dim=0)
+    off = [c for c in range(d_model) if float(gaps[c]) > max(1e-3, 10 * fits[c][1])]
+    ids = () if waves == paper else ("pe-sin-cos-swapped",)
+    if not off:
+        return (ids, "") if ids and _close_table(table, want) else ((), "")
+    c = off[0]
+    paper_w = 10000.0 ** (-(c - c % 2) / d_model)
+    sentence = (f"feature{'s' if len(off) > 1 else ''} {_features(off)} turn{'' if len(off) > 1 else 's'} at other "
+                f"frequencies than 1/10000^(2i/d_model): feature {c} goes as {waves[c]}({_turn(fits[c][0], waves[c]):.4g}·pos) "
+                f"where it should be {waves[c]}({paper_w:.4g}·pos).")
+    return (*ids, "pe-wrong-frequency"), sentence
+
+
+def _table_from_outputs(outcomes, cases):
+    """The table forward added to x (positions, d_model), read from every case, or None when it is no fixed table."""
+    rows = None
+    for outcome, case in zip(outcomes, cases):
+        x, out = case.inputs.get("x"), (outcome.outputs or {}).get("output")
+        if not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor) or out.shape != x.shape or x.dim() != 3:
+            return None
+        added = out.detach().to("cpu", torch.float64) - x.detach().to("cpu", torch.float64)
+        if not _close_table(added, added[:1].expand_as(added), 1e-4):  # the same for every batch row
+            return None
+        added = added[0]
+        if rows is not None:
+            common = min(len(rows), len(added))
+            if not _close_table(rows[:common], added[:common], 1e-4):  # the same in every case
+                return None
+        if rows is None or len(added) > len(rows):
+            rows = added
+    return rows
+
+
+def _table_diagnoser(outcomes, cases):
+    """A diagnoser: the table mistake that forward's results prove (see _table_mistakes), or ''."""
+    table = _table_from_outputs(outcomes, cases)
+    if table is None:
+        return ""
+    ids, _ = _table_mistakes(table)
+    return ids if len(ids) > 1 else ids[0] if ids else ""
+
+
 def _sinusoid_table(outcome, case):
     """The learner's own table (from a fresh instance, not the copied one) is the sinusoidal encoding."""
     mine = _table(outcome.instance)
@@ -245,13 +406,15 @@ def _sinusoid_table(outcome, case):
         return f"The buffer `pe` has shape {tuple(mine.shape)}; it should be (1, max_len, d_model) = {tuple(want.shape)}."
     if torch.allclose(mine, want, rtol=1e-5, atol=1e-6):
         return ""
+    difference = harness.describe_difference("pe[0]", mine[0], want[0], ("position", "feature"))
     for mistake_id, variants in PE_TABLE_MUTANTS.items():
         # Loose: a table built in float32 holds angles up to ~1e4 here, and their sines only to ~1e-3.
         if any(torch.allclose(mine, _table(variant), rtol=0, atol=1e-2) for variant in variants):
-            raise CheckFailure(mistake_id, "In the table your __init__ builds, " + harness.describe_difference(
-                "pe[0]", mine[0], want[0], ("position", "feature")))
-    return "The table `pe` is not the sinusoidal encoding: " + harness.describe_difference(
-        "pe[0]", mine[0], want[0], ("position", "feature"))
+            raise CheckFailure(mistake_id, "In the table your __init__ builds, " + difference)
+    ids, sentence = _table_mistakes(mine[0])
+    if ids:
+        raise CheckFailure(ids, f"In the table your __init__ builds, {sentence} {difference}")
+    return "The table `pe` is not the sinusoidal encoding" + (f": {sentence} " if sentence else ": ") + difference
 
 
 # ------------------------------------------------------------------ units
@@ -266,7 +429,8 @@ register(UnitSpec(
     cases={
         "values": lambda: [_embed_case(201), _embed_case(202, length=3)],
         "float64": lambda: [_embed_case(203, dtype=torch.float64)],
-        "grad": lambda: [_embed_case(204)],
+        # no padding id 0 here: nn.Embedding(..., padding_idx=0) rightly keeps that row's gradient at zero
+        "grad": lambda: [_embed_case(204, low=1)],
         "device": lambda: [_embed_case(201)],
     },
     probes=lambda: [_embed_case(301)],
@@ -284,10 +448,11 @@ register(UnitSpec(
         "device": lambda: [_pe_case(211)],
         "properties": lambda: [_pe_case(214), _pe_case(215, dtype=torch.float64)],
     },
-    probes=lambda: [_pe_case(311), _pe_case(312, length=3)],
+    probes=lambda: [_pe_case(311), _pe_case(312, length=3), _pe_zeros()],
     mutants=PE_TABLE_MUTANTS,
     knobbed=_PositionalEncoding,
     properties=(_sinusoid_table,),
+    diagnosers=(_table_diagnoser,),
 ))
 
 register(UnitSpec(

@@ -120,6 +120,11 @@ def _mixed(seed, **more):
     return _attention_case(seed, "cross-attention with a mask of shape (B, 1, L_q, L_k)", mask=mask, **more)
 
 
+def _shared(seed, **more):
+    mask = inputs.staircase_mask(L_Q, L_K)
+    return _attention_case(seed, "cross-attention with an (L_q, L_k) mask shared by the batch and the heads", mask=mask, **more)
+
+
 _CROSS = "cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors"
 
 def _register_reshape(name, make_case, axes, mistake_id, mistake, seed):
@@ -153,7 +158,7 @@ register(UnitSpec(
     axes={"attn": ("batch", "head", "query", "key"), "output": ("query", "feature")},
     cases={
         "values": lambda: [_attention_case(41, _CROSS), _self_attention_case(42)],
-        "masks": lambda: [_padded(43), _mixed(44)],
+        "masks": lambda: [_padded(43), _mixed(44), _shared(45)],
         "float64": lambda: [_attention_case(41, _CROSS, dtype=torch.float64), _padded(43, dtype=torch.float64)],
         "grad": lambda: [_padded(43, grad=True)],
         "device": lambda: [_padded(43)],

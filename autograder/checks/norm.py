@@ -3,8 +3,12 @@
 Dimensions all differ (B=2, L=3, d_model=8). The weights get noise, so that gamma is not
 all ones and beta not all zeros (a missing affine step would not show otherwise). Some
 rows of the inputs are scaled down to a variance below eps: only there does eps outside
-the square root change the result by more than float32 noise.
+the square root change the result by more than float32 noise. A wrong axis is any other set
+of axes of x for the mean and the variance, or either of them alone (_WRONG_AXES).
 """
+import itertools
+import math
+
 import torch
 from torch import nn
 
@@ -24,12 +28,19 @@ class _LayerNorm(reference.LayerNorm):
 
     eps_inside = True
     correction = 0
-    dims = (-1,)
+    dims = (-1,)  # the axes of the mean (and of the variance, unless var_dims)
+    var_dims = None  # the axes of the variance where they differ from the mean's
+    var_about = "own"  # "own": x.var(var_dims), about its own mean; "mean": (x - mean)² averaged over var_dims
     affine = True
 
     def forward(self, x):
         mean = x.mean(dim=self.dims, keepdim=True)
-        var = x.var(dim=self.dims, keepdim=True, correction=self.correction)
+        var_dims = self.dims if self.var_dims is None else self.var_dims
+        if self.var_about == "own":
+            var = x.var(dim=var_dims, keepdim=True, correction=self.correction)
+        else:
+            count = math.prod(x.shape[d] for d in var_dims)
+            var = ((x - mean) ** 2).sum(dim=var_dims, keepdim=True) / (count - self.correction)
         scale = torch.sqrt(var + self.eps) if self.eps_inside else torch.sqrt(var) + self.eps
         normalised = (x - mean) / scale
         return self.gamma * normalised + self.beta if self.affine else normalised
@@ -47,10 +58,16 @@ class _AddNorm(reference.AddNorm):
 
 
 def _x(seed, dtype=torch.float32, grad=False, quiet=True):
-    """x (B, L, d_model) with an offset per row; with quiet=True one position has a tiny variance."""
+    """x (B, L, d_model) with an offset per row; with quiet=True one position has a tiny variance.
+
+    With quiet="all" every value is scaled down: the variance over any axes is below eps, so that
+    eps outside the square root shows even where the statistics run over the wrong axes.
+    """
     drawn = inputs.normal(seed, x=(B, L, D_MODEL), shift=(B, L, 1))
-    x = (drawn["x"] + 2 * drawn["shift"]) * (_QUIET_ROWS if quiet else 1.0)  # the offset scales too: no cancellation
-    label = "x (2, 3, 8) whose position 1 has a variance below eps" if quiet else "x (2, 3, 8)"
+    scale = 1e-3 if quiet == "all" else _QUIET_ROWS if quiet else 1.0
+    x = (drawn["x"] + 2 * drawn["shift"]) * scale  # the offset scales too: no cancellation
+    label = ("x (2, 3, 8) whose every position has a variance below eps" if quiet == "all"
+             else "x (2, 3, 8) whose position 1 has a variance below eps" if quiet else "x (2, 3, 8)")
     args = inputs.needing_grad({"x": x}) if grad else {"x": x}
     return Case(args, label=label).to(dtype)
 
@@ -81,6 +98,15 @@ def _standardised(outcome, case):
     return ""
 
 
+# Statistics over other axes of x (B, L, d_model): every other set of axes for both; or one of the two
+# right (over the features) and the other over another set, the variance about its own mean or the mean's.
+_OTHER_AXES = [axes for n in (1, 2, 3) for axes in itertools.combinations((-3, -2, -1), n) if axes != (-1,)]
+_WRONG_AXES = (
+    tuple(variant_class(_LayerNorm, dims=axes) for axes in _OTHER_AXES)
+    + tuple(variant_class(_LayerNorm, var_dims=axes, var_about=about) for axes in _OTHER_AXES for about in ("own", "mean"))
+    + tuple(variant_class(_LayerNorm, dims=axes, var_dims=(-1,), var_about=about) for axes in _OTHER_AXES for about in ("own", "mean"))
+)
+
 # Both units: built as (d_model,), weights with noise, one result of shape (B, L, d_model).
 _MODULE = {"init": (D_MODEL,), "weight_noise": 0.5, "outputs": {"output": "return"},
            "axes": {"output": ("position", "feature")}}
@@ -95,11 +121,11 @@ register(UnitSpec(
         "device": lambda: [_x(51)],
         "properties": lambda: [_x(55, quiet=False)],
     },
-    probes=lambda: [_x(151), _x(152, quiet=False)],
+    probes=lambda: [_x(151), _x(152, quiet=False), _x(153, quiet="all")],
     mutants={
         "layernorm-eps-outside-sqrt": (variant_class(_LayerNorm, eps_inside=False),),
         "layernorm-unbiased-var": (variant_class(_LayerNorm, correction=1),),
-        "layernorm-wrong-dim": tuple(variant_class(_LayerNorm, dims=d) for d in ((0,), (1,), (1, 2), (0, 1, 2))),
+        "layernorm-wrong-dim": _WRONG_AXES,
         "layernorm-no-affine": (variant_class(_LayerNorm, affine=False),),
     },
     knobbed=_LayerNorm,

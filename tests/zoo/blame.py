@@ -164,3 +164,34 @@ def blame_runs():
                                if _fails(unit, candidate))
                 runs.append(BlameRun(composite, helper, specimen.name, losing))
     return runs
+
+
+@dataclass
+class SpecimenLoss:
+    unit: str
+    specimen: str
+    expected: tuple  # the ids it must be named with
+    losing: tuple  # every unit that lost points with it: (unit,) is right
+
+    @property
+    def fair(self):
+        return self.losing == (self.unit,)
+
+
+def specimen_losses():
+    """For every wrong specimen of the zoo: the units that lose points with it in its notebook.
+
+    Its own unit (visible test and every aspect), and each composite of its notebook that calls
+    it by name (COMPOSITES, judged beside it as in blame_runs). Tampering specimens (which patch
+    the checks themselves) are left out: they are not a unit's code.
+    """
+    bugs, _ = load_all()
+    composites_of = {}
+    for run in blame_runs():
+        composites_of.setdefault((run.helper, run.specimen), set()).update(u for u in run.losing if u != run.helper)
+    losses = []
+    for specimen in (s for s in bugs if s.patch is None):
+        own = (specimen.unit,) if _fails(specimen.unit, specimen.candidate) else ()
+        others = tuple(sorted(composites_of.get((specimen.unit, specimen.name), ())))
+        losses.append(SpecimenLoss(specimen.unit, specimen.name, specimen.expected_ids, own + others))
+    return losses

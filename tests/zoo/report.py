@@ -4,7 +4,7 @@ python -m tests.zoo.report   (make zoo)"""
 from learner_kit.messages import CATALOGUE
 
 from . import load_all, run_check
-from .blame import blame_runs
+from .blame import blame_runs, specimen_losses
 
 
 def main():
@@ -33,8 +33,17 @@ def main():
         misplaced += not fair
         print(f"  {run.helper:<22} {run.specimen:<28} in {run.composite:<20} -> {', '.join(run.losing) or 'none'}"
               f"{'' if fair else '   <- WRONG UNIT BLAMED'}")
+    print("\nevery wrong specimen: the units that lost points with it (only its own may)")
+    losses, unfair = specimen_losses(), 0
+    for loss in losses:
+        unfair += not loss.fair
+        print(f"  {loss.unit:<28} {loss.specimen:<40} {'+'.join(loss.expected):<48} -> {', '.join(loss.losing) or 'none'}"
+              f"{'' if loss.fair else '   <- WRONG UNIT BLAMED' if loss.losing else '   <- NOTHING LOST'}")
     failed_bugs = sum(not n for runs in results.values() for _, n in runs)
-    return 1 if failed_bugs or misplaced or not all(passed) else 0
+    print(f"\nsummary: bug runs named {sum(n for runs in results.values() for _, n in runs)}/"
+          f"{sum(len(runs) for runs in results.values())}; wrong specimens costing only their own unit "
+          f"{len(losses) - unfair}/{len(losses)}; right answers at full marks {sum(passed)}/{len(passed)}")
+    return 1 if failed_bugs or misplaced or unfair or not all(passed) else 0
 
 
 def _mark(count, runs):

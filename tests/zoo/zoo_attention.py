@@ -172,3 +172,11 @@ def sdpa_returns_scores(query, key, value, mask=None, dropout=None):
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.softmax(scores, dim=-1) @ value, scores
+
+
+@bug("scaled_dot_product_attention", "wrong-values", "values")
+def sdpa_dropout_on_the_output(query, key, value, mask=None, dropout=None):
+    """Dropout applied to the output instead of the weights."""
+    weights = torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)), dim=-1)
+    output = weights @ value
+    return (dropout(output) if dropout is not None else output), weights

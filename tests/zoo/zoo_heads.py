@@ -96,7 +96,7 @@ class MHALoopOverHeads(_Base):
         outs, maps = [], []
         for h in range(self.n_head):
             part = slice(h * self.d_k, (h + 1) * self.d_k)
-            head_mask = None if mask is None else mask[:, 0]
+            head_mask = None if mask is None else mask.expand(query.size(0), self.n_head, query.size(1), key.size(1))[:, h]
             out, attn = _attention(q[..., part], k[..., part], v[..., part], head_mask, self.dropout)
             outs.append(out)
             maps.append(attn)
@@ -184,3 +184,20 @@ class MHAScaledByDModel(MHAViewContiguous):
 class MHAArgumentsOutOfOrder(MHAViewContiguous):
     def forward(self, key, query, value, mask=None):  # parameters in the wrong order
         return super().forward(query, key, value, mask)
+
+
+@bug("MultiHeadAttention", "runtime-error", "masks")
+class MHALoopAssumingFourDimensionalMasks(_Base):
+    """Takes head 0 of the mask with mask[:, 0]: right for (B, 1, ., L_k) masks only, while any mask that
+    broadcasts to the scores is allowed (an (L_q, L_k) one picks a column)."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.w_q(query), self.w_k(key), self.w_v(value)
+        outs, maps = [], []
+        for h in range(self.n_head):
+            part = slice(h * self.d_k, (h + 1) * self.d_k)
+            out, attn = _attention(q[..., part], k[..., part], v[..., part], None if mask is None else mask[:, 0], self.dropout)
+            outs.append(out)
+            maps.append(attn)
+        self.attn = torch.stack(maps, dim=1)
+        return self.w_o(torch.cat(outs, dim=-1))
