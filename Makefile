@@ -77,10 +77,13 @@ autograde: $(STAMP) sandbox-tool
 	@test -n "$(SUBMITTED)" -a -n "$(OUT)" || (echo "usage: make autograde SUBMITTED=dir OUT=dir [JOBS=n]"; exit 2)
 	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1)
 
-# Stock `nbgrader autograde` against `autograder grade` on N perfect students (STUDENTS=n JOBS=n);
-# 20 by default: a class, over which the per-job start-up is spread as it is in real use.
+# Stock `nbgrader autograde` against `autograder grade` on a class of N perfect students over every
+# notebook (STUDENTS=n JOBS=n BENCH_ASSIGNMENTS=01-attention,... SCHEDULER=tcp://...), then the same
+# class with one endless-loop student. 20 students by default: the per-worker start-up is spread as
+# in real use. About half an hour on 2 cores, most of it stock nbgrader.
 bench: $(STAMP) sandbox-tool
-	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),20) --jobs $(or $(JOBS),2)
+	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),20) --jobs $(or $(JOBS),2) \
+	  --assignments $(or $(BENCH_ASSIGNMENTS),all) --loop $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # The capstone's model trained with seeds 0, 1 and 2: steps, seconds, held-out accuracy, attention shape.
 bench-train: $(STAMP)

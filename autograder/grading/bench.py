@@ -1,15 +1,20 @@
-"""`make bench`: the same N perfect students graded by stock `nbgrader autograde` and by `autograder grade`.
+"""`make bench`: a class of N perfect students graded by stock `nbgrader autograde` and by `autograder grade`.
 
-    python -m autograder.grading.bench [--students N] [--jobs J] [--assignment ID]
+    python -m autograder.grading.bench [--students N] [--jobs J] [--assignments all|ID,ID] [--loop]
+                                       [--scheduler ADDRESS] [--no-stock]
 
-Both use the course's nbgrader_config.py. Stock: the `nbgrader autograde` command, its
-gradebook prepared beforehand (not timed). Ours: the whole `autograder grade` command
-(gradebook template already cached, feedback HTML and out-of-kernel checks included).
-Prints both times, seconds per notebook and the ratio; fails if the scores differ.
+Both use the course's nbgrader_config.py. Stock: the `nbgrader autograde` command, once per
+assignment, its gradebook prepared beforehand (not timed). Ours: the whole `autograder grade`
+command (gradebook template already cached, Dask's start-up, feedback HTML and the verdicts
+included). Prints both times, seconds per notebook, the ratio, what Dask's start-up cost, and
+how long workers sat idle while submissions were still waiting (from OUT/logs/tasks.jsonl);
+fails if the scores differ. With --loop, the class is graded again with one more student whose
+scaled_dot_product_attention never returns, to show what one endless loop costs the others.
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,10 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import nbformat
+
 from autograder.grading.config import Settings
 from autograder.grading.gradebook import build_template
 from autograder.grading.source import load_assignment
 from autograder.paths import ROOT, SOLUTIONS, assignment_ids, put_python_scripts_on_path
+
+ENDLESS = "def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):\n    while True:\n        pass\n"
 
 
 def timed_run(command, **kwargs):
@@ -28,11 +37,11 @@ def timed_run(command, **kwargs):
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
         sys.exit(f"{' '.join(command[:4])} ... failed:\n{result.stderr[-3000:]}")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, result
 
 
-def stock(scratch: Path, assignment, students):
-    """Seconds for `nbgrader autograde`, and its scores {(student, grade_id): points}."""
+def stock(scratch: Path, assignments, students):
+    """Seconds for `nbgrader autograde` of every assignment, and its scores {(student, grade_id): points}."""
     from nbgrader.api import Gradebook
 
     db_url = f"sqlite:///{scratch / 'gradebook.db'}"
@@ -40,51 +49,115 @@ def stock(scratch: Path, assignment, students):
              f"--CourseDirectory.release_directory={scratch / 'release'}", f"--CourseDirectory.db_url={db_url}",
              f"--Exchange.root={scratch / 'exchange'}"]
     nbgrader = [str(Path(sys.executable).with_name("nbgrader"))]
-    timed_run(nbgrader + ["generate_assignment", assignment, "--force"] + flags)
-    seconds = timed_run(nbgrader + ["autograde", assignment, "--force"] + flags)
-    cells = load_assignment(SOLUTIONS, assignment)[0]
-    with Gradebook(db_url) as gradebook:
-        scores = {(s, c.grade_id): gradebook.find_grade(c.grade_id, cells.name, assignment, s).score for s in students for c in cells.graded}
+    seconds, scores = 0.0, {}
+    for assignment in assignments:
+        timed_run(nbgrader + ["generate_assignment", assignment, "--force"] + flags)
+        seconds += timed_run(nbgrader + ["autograde", assignment, "--force"] + flags)[0]
+        cells = load_assignment(SOLUTIONS, assignment)[0]
+        with Gradebook(db_url) as gradebook:
+            scores.update({(s, c.grade_id): gradebook.find_grade(c.grade_id, cells.name, assignment, s).score
+                           for s in students for c in cells.graded})
     return seconds, scores
 
 
-def ours(scratch: Path, jobs):
-    command = [sys.executable, "-m", "autograder", "grade", str(scratch / "submitted"), "--out", str(scratch / "ours"), "--jobs", str(jobs)]
-    seconds = timed_run(command)
-    records = json.loads((scratch / "ours" / "results.json").read_text(encoding="utf-8"))
-    return seconds, {(r["student"], r["grade_id"]): float(r["points"]) for r in records}
+def ours(submitted: Path, out: Path, jobs, scheduler=None):
+    """Seconds, scores, Dask's start-up line and the workers' idle seconds while work remained."""
+    command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out)]
+    command += ["--scheduler", scheduler] if scheduler else ["--jobs", str(jobs)]
+    seconds, result = timed_run(command)
+    records = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    startup = re.search(r"Dask: cluster ready in ([\d.]+) s, workers set up for grading in ([\d.]+) s", result.stderr)
+    return seconds, {(r["student"], r["grade_id"]): float(r["points"]) for r in records}, startup, idle_seconds(out)
+
+
+def idle_seconds(out: Path):
+    """{worker: seconds it waited with no task while some submission had not yet started}."""
+    tasks = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
+    if not tasks:
+        return {}
+    first, last_start = min(t["started"] for t in tasks), max(t["started"] for t in tasks)
+    idle = {}
+    for worker in sorted({t["worker"] for t in tasks}):
+        busy, clock, waited = sorted((t["started"], t["ended"]) for t in tasks if t["worker"] == worker), first, 0.0
+        for started, ended in busy:
+            waited += max(0.0, min(started, last_start) - clock)
+            clock = max(clock, ended)
+        waited += max(0.0, last_start - clock)
+        idle[worker] = waited
+    return idle
+
+
+def write_class(folder: Path, assignments, students, endless=None):
+    for assignment in assignments:
+        source = SOLUTIONS / assignment / f"{assignment}.ipynb"
+        for student in students:
+            (folder / student / assignment).mkdir(parents=True)
+            shutil.copyfile(source, folder / student / assignment / source.name)
+        if endless and assignment == "01-attention":
+            notebook = nbformat.read(str(source), as_version=4)
+            for cell in notebook.cells:
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention":
+                    cell.source = ENDLESS
+            (folder / endless / assignment).mkdir(parents=True)
+            nbformat.write(notebook, str(folder / endless / assignment / source.name))
+        elif endless:
+            (folder / endless / assignment).mkdir(parents=True)
+            shutil.copyfile(source, folder / endless / assignment / source.name)
+
+
+def report(label, seconds, notebooks, startup, idle):
+    print(f"{label:<38}: {seconds:7.1f} s  ({seconds / notebooks:.2f} s per notebook)")
+    if startup:
+        print(f"{'':<38}  Dask: cluster ready in {startup.group(1)} s, workers set up in {startup.group(2)} s")
+    if idle:
+        print(f"{'':<38}  workers idle while work remained: " + ", ".join(f"{s:.1f} s" for s in idle.values()))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=6)
+    parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--assignment", default=(assignment_ids() or [None])[0])
+    parser.add_argument("--assignments", default="all", help="all, or ids separated by commas")
+    parser.add_argument("--loop", action="store_true", help="also grade the class with one endless-loop student")
+    parser.add_argument("--scheduler", help="grade ours on this Dask cluster instead of --jobs local workers")
+    parser.add_argument("--no-stock", action="store_true", help="skip stock nbgrader (it takes minutes per assignment)")
     args = parser.parse_args(argv)
-    if args.assignment is None:
+    assignments = assignment_ids() if args.assignments == "all" else args.assignments.split(",")
+    if not assignments:
         sys.exit("no notebooks under solutions/ to benchmark")
     put_python_scripts_on_path()
-    build_template(Settings(), [args.assignment])  # cached, as on any run after the first
+    build_template(Settings(), assignments)  # cached, as on any run after the first
     students = [f"student-{n:02d}" for n in range(args.students)]
-    source = SOLUTIONS / args.assignment / f"{args.assignment}.ipynb"
+    notebooks = len(students) * len(assignments)
+    where = f"on {args.scheduler}" if args.scheduler else f"--jobs {args.jobs}"
+    print(f"{len(assignments)} assignment(s), {len(students)} perfect students: {notebooks} notebooks; "
+          f"{os.cpu_count()} CPU cores")
+    code = 0
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
         scratch = Path(folder)
-        for student in students:
-            (scratch / "submitted" / student / args.assignment).mkdir(parents=True)
-            shutil.copyfile(source, scratch / "submitted" / student / args.assignment / source.name)
-        stock_s, stock_scores = stock(scratch, args.assignment, students)
-        ours_s, our_scores = ours(scratch, args.jobs)
-    n = len(students)
-    print(f"{args.assignment}: {n} perfect students, {os.cpu_count()} CPU cores")
-    print(f"stock nbgrader autograde       : {stock_s:6.1f} s  ({stock_s / n:.2f} s per notebook)")
-    print(f"autograder grade --jobs {args.jobs:<6} : {ours_s:6.1f} s  ({ours_s / n:.2f} s per notebook)")
-    print(f"ratio stock / ours             : {stock_s / ours_s:.2f}x")
-    same = stock_scores == our_scores
-    print(f"identical scores               : {'yes' if same else 'NO'}")
-    if not same:
-        diff = {k: (v, our_scores.get(k)) for k, v in stock_scores.items() if our_scores.get(k) != v}
-        print(f"differences (stock, ours): {diff}")
-    return 0 if same else 1
+        write_class(scratch / "submitted", assignments, students)
+        seconds, our_scores, startup, idle = ours(scratch / "submitted", scratch / "ours", args.jobs, args.scheduler)
+        report(f"autograder grade {where}", seconds, notebooks, startup, idle)
+        if not args.no_stock:
+            stock_s, stock_scores = stock(scratch, assignments, students)
+            report("stock nbgrader autograde", stock_s, notebooks, None, None)
+            print(f"{'ratio stock / ours':<38}: {stock_s / seconds:.2f}x")
+            same = stock_scores == our_scores
+            print(f"{'identical scores':<38}: {'yes' if same else 'NO'}")
+            if not same:
+                diff = {k: (v, our_scores.get(k)) for k, v in stock_scores.items() if our_scores.get(k) != v}
+                print(f"differences (stock, ours): {diff}")
+                code = 1
+        if args.loop:
+            write_class(scratch / "with-loop", assignments, students, endless="student-loop")
+            loop_s, loop_scores, startup, idle = ours(scratch / "with-loop", scratch / "ours-loop", args.jobs, args.scheduler)
+            report(f"the same + 1 endless loop, {where}", loop_s, notebooks + len(assignments), startup, idle)
+            print(f"{'what the loop cost the run':<38}: {loop_s - seconds:+.1f} s (its budget: {Settings().notebook_budget_s} s "
+                  "in the kernel and again in the verdict)")
+            if any(v != our_scores[k] for k, v in loop_scores.items() if k[0] != "student-loop"):
+                print("the endless loop changed another student's scores")
+                code = 1
+    return code
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ client gives it 0 with a message.
 import contextlib
 import logging
 import tempfile
+import time
 
 import dask
 from distributed import Client, LocalCluster, WorkerPlugin, get_worker
@@ -49,10 +50,13 @@ class GradingPlugin(WorkerPlugin):
 
 def grade_task(packed):
     """The task: grade one packed submission on this worker (see worker.GradingWorker.grade)."""
-    grading = getattr(get_worker(), "autograder", None)
+    worker = get_worker()
+    grading = getattr(worker, "autograder", None)
     if grading is None:
         raise RuntimeError("this Dask worker has no grading set-up: was the autograder plugin registered?")
-    return grading.grade(packed)
+    started = time.time()
+    result = grading.grade(packed)
+    return {**result, "timing": {"worker": worker.address, "started": started, "ended": time.time()}}
 
 
 @contextlib.contextmanager

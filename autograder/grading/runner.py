@@ -5,8 +5,10 @@ Each worker (cluster.py, worker.py) has its own scratch course directory and SQL
 OUT/state/ lets an interrupted run resume (a submission whose inputs are unchanged is not
 graded again).
 """
+import json
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from autograder.grading import sandbox
@@ -44,8 +46,11 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     notebooks = {a: {nb.name: nb.path.read_text(encoding="utf-8") for nb in sources[a]} for a in {s.assignment for s in todo}}
+    started = time.perf_counter()
     with cluster.grading_client(jobs, scheduler, log) as client:
+        ready = time.perf_counter()
         cluster.register(client, settings, notebooks, template.read_bytes())
+        log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s")
         futures = {}
         for submission in todo:
             packed = pack(submission, [nb.name for nb in sources[submission.assignment]])
@@ -63,6 +68,9 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
             save_result(out, submission, keys[submission.key], result)
             with open(logs / "grading.log", "a", encoding="utf-8") as handle:
                 handle.write(result["log"])
+            if "timing" in result:  # which worker graded it, from when to when (time.time() on that worker)
+                with open(logs / "tasks.jsonl", "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"submission": submission.key, **result["timing"]}) + "\n")
             progress.update()
         progress.close()
 
