@@ -74,9 +74,13 @@ def external_cluster(tmp_path):
     try:
         yield address, workers
     finally:
-        for process in processes:
-            process.kill()
-            process.wait()
+        for process in processes[::-1]:  # workers first, asked to stop (their sandboxes go with them), then killed
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def test_an_external_cluster_gives_the_same_scores_even_when_a_worker_is_killed(course, external_cluster):

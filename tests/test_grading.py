@@ -54,6 +54,7 @@ def course(tmp_path_factory):
     (submitted / "misnamed" / "fx-ctrl" / "notes.txt").write_text("hello", encoding="utf-8")
     write_bad_inputs(submitted, source)
     before, source_before = tree_hash(submitted), tree_hash(source)
+    caps_before = process_caps()
     decoy = socket.socket(socket.AF_UNIX)  # the peek student's target: a listening socket beside OUT
     decoy.bind(str(base / "decoy.sock"))
     decoy.listen()
@@ -61,7 +62,15 @@ def course(tmp_path_factory):
     decoy.close()
     records = json.loads((base / "out" / "results.json").read_text()) if result.returncode == 0 else None
     return {"base": base, "source": source, "submitted": submitted, "before": before, "result": result, "records": records,
-            "source_before": source_before}
+            "source_before": source_before, "caps_left": process_caps() - caps_before}
+
+
+def process_caps():
+    """The pids cgroups of sandboxes (sandbox.ProcessCap) that exist now."""
+    from autograder.grading import sandbox
+
+    base = sandbox.PIDS_HIERARCHIES[0]
+    return {name for name in os.listdir(base) if name.startswith("autograder-")} if os.path.isdir(base) else set()
 
 
 def write_bad_inputs(submitted, source):
@@ -250,8 +259,7 @@ def test_a_fork_bomb_is_capped_and_costs_only_its_own_time(course):
         assert 100 < forked < sandbox.MAX_PROCESSES, forked  # the cap held (the kernel's own threads count too)
     else:
         assert sandbox.missing_cap_warning() in course["result"].stderr
-    assert not [name for name in os.listdir(sandbox.PIDS_HIERARCHIES[0]) if name.startswith("autograder-")] \
-        if os.path.isdir(sandbox.PIDS_HIERARCHIES[0]) else True  # every sandbox's cgroup removed
+    assert not course["caps_left"]  # every sandbox's cgroup of the run removed
 
 
 def test_a_notebook_finds_no_socket_but_its_own_kernels(course):

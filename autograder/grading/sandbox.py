@@ -132,6 +132,7 @@ class ProcessCap:
         base = pids_hierarchy()
         if base is None:
             return list(argv)
+        sweep(base)
         try:
             self.folder = tempfile.mkdtemp(prefix="autograder-", dir=base)
             Path(self.folder, "pids.max").write_text(str(self.limit))
@@ -152,6 +153,24 @@ class ProcessCap:
             except OSError:
                 time.sleep(0.01)
         self.folder = None
+
+
+STALE_CAP_S = 60  # an empty cgroup of ours older than this was left by a grader that was killed
+
+
+def sweep(base):
+    """Remove the empty pids cgroups a killed grader left (a process killed outright cannot remove its own);
+    a young one may be another run's, about to be joined, and is left alone."""
+    try:
+        folders = [entry for entry in os.scandir(base) if entry.name.startswith("autograder-") and entry.is_dir()]
+    except OSError:
+        return
+    for folder in folders:
+        try:
+            if time.time() - folder.stat().st_mtime > STALE_CAP_S and not Path(folder.path, "cgroup.procs").read_text().strip():
+                os.rmdir(folder.path)
+        except OSError:
+            pass
 
 
 def missing_cap_warning():
