@@ -1,10 +1,11 @@
 """The instructor's command line.
 
     autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
+    autograder report OUT                                                     (the class report, again)
 
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
-and is never modified. Writes OUT/results.json, OUT/grades.csv and OUT/feedback/; see
-autograder/grading/README.md.
+and is never modified. Writes OUT/results.json, OUT/grades.csv, OUT/feedback/, the class report
+OUT/report.html and OUT/gradebook.csv; see autograder/grading/README.md.
 """
 import argparse
 import sys
@@ -33,7 +34,36 @@ def build_parser():
     grade.add_argument("--table", action="store_true", help="print the grade table at the end")
     grade.add_argument("--no-sandbox", action="store_true",
                        help="run learners' code without bubblewrap (NOT safe for untrusted code; warns on every run)")
+    report = commands.add_parser("report", help="write OUT/report.html, the class at a glance, from OUT/results.json "
+                                                "(and OUT/gradebook.csv from the gradebook)")
+    report.add_argument("out", type=Path, help="the --out folder of autograder grade (holds results.json)")
+    report.add_argument("--db-url", help="gradebook to export to OUT/gradebook.csv (default: nbgrader_config.py's "
+                                         "CourseDirectory.db_url, else OUT/gradebook.db where it exists)")
     return parser
+
+
+def report_command(args):
+    from autograder.grading.class_report import ReportError, write_report
+    from autograder.grading.config import configured_db_url
+
+    try:
+        page = write_report(args.out)
+    except ReportError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    print(f"class report: {page}", file=sys.stderr)
+    db_url = args.db_url or configured_db_url()
+    if db_url is None and (args.out / "gradebook.db").is_file():
+        db_url = f"sqlite:///{(args.out / 'gradebook.db').resolve()}"
+    if db_url:
+        from autograder.grading.lms_export import export_gradebook
+
+        try:
+            print(f"gradebook for an LMS: {export_gradebook(db_url, args.out / 'gradebook.csv')}", file=sys.stderr)
+        except Exception as error:  # a gradebook we cannot read: the report is written all the same
+            print(f"autograder: gradebook.csv not written ({type(error).__name__}: {error})", file=sys.stderr)
+            return 1
+    return 0
 
 
 def grade_command(args):
@@ -57,7 +87,9 @@ def grade_command(args):
         return 2
     if args.table:
         print(grade_table(records))
-    print(f"{len(records)} graded cells; results in {args.out / 'results.json'}", file=sys.stderr)
+    page = args.out / "report.html"
+    print(f"{len(records)} graded cells; results in {args.out / 'results.json'}"
+          + (f"; class report in {page}" if page.is_file() else ""), file=sys.stderr)
     return 0
 
 
@@ -65,6 +97,8 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return grade_command(args)
+    if args.command == "report":
+        return report_command(args)
     return 2
 
 

@@ -1,4 +1,4 @@
-"""`make demo-grade`: synthetic submissions made from solutions/ and course/, graded, as a table.
+"""`make demo-grade`: synthetic submissions made from solutions/ and course/, graded, as a table and a class report.
 
     python -m autograder.grading.demo [--out DIR] [--jobs N]
 
@@ -76,7 +76,10 @@ def main(argv=None):
     if subprocess.run(command, cwd=ROOT).returncode != 0:
         return 1
     print(grade_table(json.loads((folder / "out" / "results.json").read_text(encoding="utf-8"))))
-    print(f"\nsubmissions, results.json, grades.csv and feedback/ are under {folder}")
+    print(f"\nsubmissions, results.json, grades.csv, gradebook.csv and feedback/ are under {folder}")
+    page = folder / "out" / "report.html"
+    if page.is_file():
+        print(f"the class report (open it in a browser): {page}")
     if args.out is None:
         print("(a temporary folder: pass --out DIR to choose it)")
     return 0

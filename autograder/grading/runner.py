@@ -154,4 +154,24 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     if records:
         store_scores(db_url, records)
     write_results(out, records)
+    write_class_outputs(out, records, db_url, log)
     return records
+
+
+def write_class_outputs(out: Path, records, db_url, log=print):
+    """OUT/report.html and OUT/gradebook.csv, after the grades are safe: a failure here only warns."""
+    try:
+        from autograder.grading.class_report import write_report
+
+        write_report(out, records)
+    except Exception as error:  # the report is a view of results.json: never worth losing a run over
+        log(f"warning: the class report was not written ({type(error).__name__}: {error}); "
+            f"try again with: autograder report {out}")
+    if not records:
+        return
+    try:
+        from autograder.grading.lms_export import export_gradebook
+
+        export_gradebook(db_url, out / "gradebook.csv")
+    except Exception as error:
+        log(f"warning: gradebook.csv was not written ({type(error).__name__}: {error})")

@@ -1,0 +1,810 @@
+"""OUT/report.html: the class at a glance, for instructors (``autograder report OUT``).
+
+Made from OUT/results.json alone; OUT/logs/ (timings, warnings) is read where present. One
+self-contained page: figures are PNGs embedded in it, no JavaScript, no network. Sections:
+
+1. at a glance: the few lines to read before the next lecture;
+2. misconceptions: a heatmap of unit x mistake id (number of students), the same counts as a
+   table, each id linked to its explanation (the catalogue text learners see) and to the
+   section of the release notebook that teaches the unit; units left unanswered apart;
+3. who needs help: the lowest totals, missing or unreadable notebooks, notebooks stopped by
+   the time budget or a sandbox limit, tampering;
+4. scores: the distribution per assignment, and per unit the share of the class with full marks;
+5. the run: what was graded, the time per notebook, anything graded with warnings.
+
+A mistake id is named by a feedback message when a line of it starts with ``[id]`` (after an
+exception's name, as in ``AssertionError: [sdpa-no-scale] ...``): the syntax of
+report.MISCONCEPTION, anchored where a check writes it, so that an id a message only mentions
+as another possible cause ("... ([sdpa-returns-scores])") is not counted.
+"""
+import base64
+import html
+import io
+import json
+import math
+import os
+import re
+import statistics
+import time
+import warnings
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from autograder.grading.report import MISCONCEPTION
+from autograder.paths import COURSE
+
+NAMED = re.compile(r"^(?:[A-Za-z_][\w.]*: *)?" + MISCONCEPTION.pattern, re.M)
+UNANSWERED = "not-implemented"  # a blank left as it was: not a misconception, shown apart
+# Ids any unit can get (COURSE.md section 4's last row, and the catalogue's generic ones): at equal
+# frequency, the ids that name an idea of one unit come first.
+GENERIC = {"runtime-error", "shape", "nan", "device", "inplace-input", "forbidden-builtin", "tampering",
+           "wrong-values", "wrong-gradients", "wrong-interface", "property-violated"}
+BOX_FROM = 5  # submissions of an assignment from which the distribution gets a box
+LOWEST_SHOWN = 10  # students listed under "lowest totals"
+ROWS_SHOWN = 50  # rows of a long table before "... and N more"
+HEATMAP_IDS = 30  # ids drawn in the heatmap (the table lists them all)
+NAMES_SHOWN = 8  # student names per mistake id
+FRAGMENT_SAFE = "!$&'()*+,;=:@/?"  # characters a URL fragment may hold as they are (RFC 3986)
+
+# What stopped a notebook, by a fragment of its message (first match wins; the order matters).
+LIMITS = (
+    ("ran past its time budget", "time budget"),
+    ("wrote too much into the grader's kernel folder", "sandbox limit: disk"),
+    ("the grading worker stopped twice", "grading worker died"),
+    ("nbgrader could not run this notebook to the end", "kernel stopped"),
+    ("the run of this notebook stopped before this cell", "run stopped"),
+)
+CELL_LIMIT = re.compile(r"stopped with (TimeoutError|MemoryError)")
+GRADER_TROUBLE = ("internal grading error", "the grading job stopped before this submission",
+                  "the notebook's code could not be run")
+NOT_GRADED = "Not graded:"
+TRACEBACK_LINES = ("Traceback", "  File ", "    ", "During handling", "The above exception")
+OUTSIDE_ONLY = "graded outside the notebook kernel only"
+
+
+class Markup(str):
+    """HTML that is already safe (escaped or made here)."""
+
+
+def esc(value):
+    return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=True))
+
+
+def unit_of(grade_id):
+    """``Unit-visible`` / ``Unit-hidden-aspect`` -> ``Unit`` (any other grade id is its own unit)."""
+    if grade_id.endswith("-visible"):
+        return grade_id[: -len("-visible")]
+    head, sep, _ = grade_id.rpartition("-hidden-")
+    return head if sep and head else grade_id
+
+
+def named_ids(messages):
+    """The mistake ids named by ``messages``, in order, each once."""
+    found = []
+    for message in messages:
+        for mistake in NAMED.findall(message):
+            if mistake not in found:
+                found.append(mistake)
+    return found
+
+
+def percent(part, whole):
+    return 100.0 * part / whole if whole else None
+
+
+def fmt_points(value):
+    return f"{value:.6g}"
+
+
+def fmt_pct(value):
+    return "n/a" if value is None else f"{value:.0f}%"
+
+
+# ------------------------------------------------------------------ reading the inputs
+
+def clean_records(raw):
+    """(records with the expected types, number of records that could not be read)."""
+    if not isinstance(raw, list):
+        return [], 1
+    records, bad = [], 0
+    for r in raw:
+        try:
+            points, maximum = float(r.get("points") or 0), float(r.get("max_points") or 0)
+            if not (math.isfinite(points) and math.isfinite(maximum)):
+                raise ValueError("not a finite number")
+            feedback = r.get("feedback") or []
+            feedback = [feedback] if isinstance(feedback, str) else [str(f) for f in feedback]
+            records.append({"student": str(r["student"]), "assignment": str(r["assignment"]),
+                            "notebook": str(r.get("notebook") or ""), "grade_id": str(r["grade_id"]),
+                            "points": points, "max_points": maximum, "feedback": feedback})
+        except (KeyError, TypeError, ValueError, AttributeError):
+            bad += 1
+    return records, bad
+
+
+def classify(messages):
+    """(kind, what, message) of the first message that says a notebook could not be graded normally, else None.
+
+    kind: "limit" (time budget, sandbox limit, a kernel or worker that died), "grader" (the grader's
+    own trouble) or "unreadable" (missing notebook, not JSON, a link, no nbgrader metadata...).
+    """
+    for message in messages:
+        for fragment, what in LIMITS:
+            if fragment in message:
+                return "limit", what, message
+        if any(fragment in message for fragment in GRADER_TROUBLE):
+            return "grader", "grading error", message
+        found = CELL_LIMIT.search(message)
+        if found:
+            return "limit", f"answer cell: {found.group(1)}", message
+        if message.startswith(NOT_GRADED):
+            return "unreadable", "not graded", message
+    return None
+
+
+def read_logs(out: Path):
+    """Run facts from OUT/logs/ (each part None where its file is missing or unreadable)."""
+    facts = {"phases": None, "notes": None, "tasks": None}
+    log = out / "logs" / "grading.log"
+    if log.is_file():
+        phases, notes, current = defaultdict(dict), defaultdict(list), None
+        try:
+            text = log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = None
+        for line in (text or "").splitlines():
+            start = re.match(r"^grading (\S.*)$", line)
+            timed = re.match(r"^  (.+?): (\d+(?:\.\d+)?) s$", line)
+            if start:
+                current = start.group(1)
+            elif timed and current is not None:
+                phase = re.sub(r" of \S+$", "", timed.group(1))
+                phases[current][phase] = phases[current].get(phase, 0.0) + float(timed.group(2))
+            elif current is not None and line.strip() and not line.startswith(TRACEBACK_LINES):
+                notes[current].append(line.strip())  # a note of the grader's, or the last line of a traceback
+        if text is not None:
+            facts["phases"], facts["notes"] = dict(phases), dict(notes)
+    tasks = out / "logs" / "tasks.jsonl"
+    if tasks.is_file():
+        rows = []
+        try:
+            for line in tasks.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    row = json.loads(line)
+                    rows.append({"submission": str(row["submission"]), "worker": str(row.get("worker", "")),
+                                 "started": float(row["started"]), "ended": float(row["ended"])})
+                except (ValueError, KeyError, TypeError):
+                    continue
+            facts["tasks"] = rows
+        except OSError:
+            pass
+    return facts
+
+
+# ------------------------------------------------------------------ where a unit is taught
+
+def heading_text(heading):
+    """A Markdown heading's text as rendered (code marks, emphasis and links removed)."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # links -> their text
+    text = text.replace("`", "").replace("**", "").replace("__", "")
+    return re.sub(r"(?<!\w)\*(\S[^*]*)\*", r"\1", text).strip()
+
+
+def heading_anchor(heading):
+    """JupyterLab's id for a Markdown heading: its rendered text, spaces replaced by '-'."""
+    return heading_text(heading).replace(" ", "-")
+
+
+def notebook_sections(path: Path):
+    """[(kind, value)] of a notebook, in order: ("heading", text) for ## headings, ("cell", (grade_id, solution))."""
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    items = []
+    for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if cell.get("cell_type") == "markdown":
+            items += [("heading", line[3:].strip()) for line in source.splitlines() if line.startswith("## ")]
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        if meta.get("grade_id"):
+            items.append(("cell", (str(meta["grade_id"]), bool(meta.get("solution")))))
+    return items
+
+
+class Teaching:
+    """Links to the release notebook section that teaches each unit: the ## heading above its answer cell.
+
+    The link is relative to the page (computed when it is written), so it works while OUT and this
+    checkout stay where they were; the section's title is also shown as text. Anchors are
+    JupyterLab's (open the notebook in JupyterLab); a browser shows the notebook file itself.
+    """
+
+    def __init__(self, out: Path, course_dir: Path | None = COURSE):
+        self.out, self.course_dir, self.cache = out, course_dir, {}
+
+    def section(self, assignment, notebook, unit):
+        """(title, href) of the section teaching ``unit``, or None."""
+        key = (assignment, notebook, unit)
+        if key not in self.cache:
+            self.cache[key] = self._find(assignment, notebook, unit)
+        return self.cache[key]
+
+    def _find(self, assignment, notebook, unit):
+        if self.course_dir is None or not notebook:
+            return None
+        path = Path(self.course_dir) / assignment / f"{notebook}.ipynb"
+        heading, first_graded = None, None
+        for kind, value in notebook_sections(path):
+            if kind == "heading":
+                heading = value
+            elif value == (unit, True):
+                first_graded = heading  # the answer cell: the section that teaches the unit
+                break
+            elif first_graded is None and unit_of(value[0]) == unit:
+                first_graded = heading or ""
+        if not first_graded:
+            return None
+        try:
+            href = Path(os.path.relpath(path, self.out)).as_posix()
+        except ValueError:  # another drive (Windows)
+            href = path.resolve().as_uri()
+        return heading_text(first_graded), f"{quote(href)}#{quote(heading_anchor(first_graded), safe=FRAGMENT_SAFE)}"
+
+
+def catalogue():
+    """{id: (what, why)}: the text learners see for each id."""
+    try:
+        from learner_kit.messages import CATALOGUE
+    except ImportError:
+        return {}
+    return dict(CATALOGUE)
+
+
+# ------------------------------------------------------------------ the numbers
+
+@dataclass
+class ClassData:
+    records: list
+    bad_records: int = 0
+    students: list = field(default_factory=list)
+    assignments: list = field(default_factory=list)
+    submissions: dict = field(default_factory=dict)  # (student, assignment) -> [points, max]
+    assignment_max: dict = field(default_factory=dict)  # assignment -> its max points
+    units: list = field(default_factory=list)  # (assignment, unit), in course order
+    unit_notebook: dict = field(default_factory=dict)  # (assignment, unit) -> notebook
+    unit_scores: dict = field(default_factory=dict)  # (assignment, unit) -> {student: [points, max]}
+    mistakes: dict = field(default_factory=dict)  # id -> {(assignment, unit): set of students}
+    student_ids: dict = field(default_factory=dict)  # student -> Counter of ids
+    lost_unnamed: dict = field(default_factory=dict)  # (assignment, unit) -> students who lost points, no id named
+    problems: dict = field(default_factory=dict)  # (student, assignment, notebook) -> (kind, what, message)
+    outside_only: set = field(default_factory=set)  # (student, assignment, notebook) graded outside the kernel only
+
+    @property
+    def submitters(self):
+        found = defaultdict(set)
+        for student, assignment in self.submissions:
+            found[assignment].add(student)
+        return found
+
+
+def analyse(records, bad_records=0):
+    """Everything the page shows, from clean records, in one pass."""
+    data = ClassData(records=records, bad_records=bad_records)
+    students, assignments, units = {}, {}, {}
+    unit_scores = defaultdict(dict)
+    mistakes = defaultdict(lambda: defaultdict(set))
+    student_ids = defaultdict(Counter)
+    lost_unnamed = defaultdict(set)
+    for r in records:
+        student, assignment, notebook = r["student"], r["assignment"], r["notebook"]
+        students.setdefault(student, None)
+        assignments.setdefault(assignment, None)
+        unit = (assignment, unit_of(r["grade_id"]))
+        units.setdefault(unit, len(units))
+        data.unit_notebook.setdefault(unit, notebook)
+        total = data.submissions.setdefault((student, assignment), [0.0, 0.0])
+        total[0] += r["points"]
+        total[1] += r["max_points"]
+        score = unit_scores[unit].setdefault(student, [0.0, 0.0])
+        score[0] += r["points"]
+        score[1] += r["max_points"]
+        ids = named_ids(r["feedback"])
+        for mistake in ids:
+            mistakes[mistake][unit].add(student)
+        if ids:
+            student_ids[student].update(ids)
+        elif r["points"] < r["max_points"]:
+            lost_unnamed[unit].add(student)
+        where = (student, assignment, notebook)
+        if where not in data.problems:
+            problem = classify(r["feedback"])
+            if problem:
+                data.problems[where] = problem
+        if any(OUTSIDE_ONLY in message for message in r["feedback"]):
+            data.outside_only.add(where)
+    data.students = sorted(students)
+    data.assignments = sorted(assignments)
+    data.units = sorted(units, key=lambda u: (u[0], units[u]))
+    data.unit_scores = dict(unit_scores)
+    data.mistakes = {m: dict(where) for m, where in mistakes.items()}
+    data.student_ids = dict(student_ids)
+    data.lost_unnamed = dict(lost_unnamed)
+    for (_, assignment), (_, maximum) in data.submissions.items():
+        data.assignment_max[assignment] = max(data.assignment_max.get(assignment, 0.0), maximum)
+    return data
+
+
+def mistake_ranking(data):
+    """[(id, students, {unit: count})], most students first (ties: more units, an id of one unit's idea before a
+    generic one, then the id); not-implemented apart."""
+    ranking = []
+    for mistake, where in data.mistakes.items():
+        if mistake == UNANSWERED:
+            continue
+        students = set().union(*where.values())
+        ranking.append((mistake, students, {unit: len(s) for unit, s in where.items()}))
+    ranking.sort(key=lambda item: (-len(item[1]), -len(item[2]), item[0] in GENERIC, item[0]))
+    return ranking
+
+
+def full_marks(scores):
+    """Students of {student: [points, max]} with full marks."""
+    return {s for s, (points, maximum) in scores.items() if points >= maximum - 1e-9}
+
+
+def student_totals(data):
+    """[(student, points, possible, share %, missing assignments)], a missing assignment counting 0 of its max."""
+    rows = []
+    for student in data.students:
+        points = sum(data.submissions[(student, a)][0] for a in data.assignments if (student, a) in data.submissions)
+        possible = sum(data.assignment_max[a] for a in data.assignments)
+        missing = [a for a in data.assignments if (student, a) not in data.submissions]
+        rows.append((student, points, possible, percent(points, possible), missing))
+    return rows
+
+
+# ------------------------------------------------------------------ figures
+
+def png(figure):
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def figure_html(encoded, alt, caption):
+    return Markup(f'<figure><img src="data:image/png;base64,{encoded}" alt="{esc(alt)}">'
+                  f"<figcaption>{esc(caption)}</figcaption></figure>")
+
+
+def unit_labels(units):
+    """A short label per (assignment, unit): the unit's name, with its assignment where names repeat."""
+    names = Counter(unit for _, unit in units)
+    return {u: (u[1] if names[u[1]] == 1 else f"{u[1]} ({u[0]})") for u in units}
+
+
+def heatmap_figure(ranking, labels):
+    """Unit (columns) x mistake id (rows) heatmap of numbers of students, both sorted by frequency."""
+    import numpy as np
+    import seaborn as sns
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    rows = ranking[:HEATMAP_IDS]
+    unit_totals = Counter()
+    for _, _, per_unit in rows:
+        unit_totals.update(per_unit)
+    columns = sorted(unit_totals, key=lambda u: (-unit_totals[u], u))
+    counts = np.array([[per_unit.get(u, 0) for u in columns] for _, _, per_unit in rows])
+    figure = Figure(figsize=(min(24, 3.2 + 0.55 * len(columns)), min(30, 1.6 + 0.34 * len(rows))))
+    axes = figure.subplots()
+    sns.heatmap(counts, ax=axes, mask=counts == 0, annot=len(rows) * len(columns) <= 1200, fmt="d", cmap="rocket_r",
+                vmin=0, cbar_kws={"label": "students"}, linewidths=0.5, linecolor="#dddddd",
+                xticklabels=[labels[u] for u in columns], yticklabels=[m for m, _, _ in rows])
+    axes.set_xlabel("unit (most frequent mistakes first)")
+    axes.set_ylabel("mistake id")
+    axes.tick_params(axis="x", labelrotation=45)
+    axes.tick_params(axis="y", labelrotation=0)
+    axes.collections[0].colorbar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    for tick in axes.get_xticklabels():
+        tick.set_horizontalalignment("right")
+    axes.set_facecolor("white")
+    return png(figure)
+
+
+def distribution_figure(data):
+    """Scores (% of the assignment's max) per assignment: a box per assignment and every submission as a dot."""
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    rows = [{"assignment": a, "score (% of max)": percent(points, maximum)}
+            for (_, a), (points, maximum) in data.submissions.items() if maximum > 0]
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    order = [a for a in data.assignments if a in set(frame["assignment"])]
+    figure = Figure(figsize=(8, 1.2 + 0.45 * len(order)))
+    axes = figure.subplots()
+    with warnings.catch_warnings():  # seaborn 0.13 passes matplotlib 3.11 a deprecated argument: not ours to fix
+        warnings.simplefilter("ignore")
+        draw_distribution(frame, order, axes)
+    axes.set_xlim(-3, 103)
+    axes.grid(axis="x", color="#eeeeee")
+    return png(figure)
+
+
+def draw_distribution(frame, order, axes):
+    import seaborn as sns
+
+    sizes = frame["assignment"].value_counts()
+    boxed = frame[frame["assignment"].map(sizes) >= BOX_FROM]  # a box of two or three dots would mislead
+    if not boxed.empty:
+        sns.boxplot(data=boxed, x="score (% of max)", y="assignment", order=order, ax=axes, color="#c6dbef",
+                    showfliers=False, width=0.6)
+    dense = len(frame) > 40 * len(order)
+    sns.stripplot(data=frame, x="score (% of max)", y="assignment", order=order, ax=axes, color="#08306b",
+                  size=2 if dense else 4, alpha=0.35 if dense else 0.8, jitter=0.25)
+
+
+# ------------------------------------------------------------------ HTML
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:72rem;margin:1rem auto;padding:0 1rem;
+color:#1a1a1a;line-height:1.45}
+h1{font-size:1.7rem}h2{border-bottom:2px solid #ccc;padding-bottom:.2rem;margin-top:2.2rem}h3{margin-top:1.6rem}
+table{border-collapse:collapse;margin:.6rem 0 1.2rem;font-size:.92rem}
+caption{text-align:left;font-weight:600;padding:.3rem 0}
+th,td{border:1px solid #bbb;padding:.25rem .5rem;vertical-align:top;text-align:left}
+th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.bar{display:inline-block;height:.7rem;background:#4a7ab5;vertical-align:middle;margin-right:.4rem}
+figure{margin:1rem 0}img{max-width:100%;height:auto}figcaption{font-size:.9rem;color:#444}
+code,.id{font-family:ui-monospace,Menlo,Consolas,monospace}.msg{white-space:pre-wrap;font-size:.85rem}
+nav ul{columns:2}.note{color:#444}dt{font-weight:600;margin-top:.8rem}
+"""
+
+
+def table(caption, headers, rows, table_id=None, more=0, numeric=()):
+    """An HTML table; cells are escaped unless Markup. ``numeric``: indices of right-aligned columns."""
+    ident = f' id="{esc(table_id)}"' if table_id else ""
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
+    body = []
+    for row in rows:
+        cells = "".join(f'<td class="n">{esc(c)}</td>' if i in numeric else f"<td>{esc(c)}</td>" for i, c in enumerate(row))
+        body.append(f"<tr>{cells}</tr>")
+    tail = f'<p class="note">... and {more} more.</p>' if more > 0 else ""
+    return Markup(f"<table{ident}><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+                  f"<tbody>{''.join(body)}</tbody></table>{tail}")
+
+
+def id_link(mistake):
+    return Markup(f'<a class="id" href="#why-{esc(mistake)}">[{esc(mistake)}]</a>')
+
+
+def section_link(teaching, data, unit):
+    found = teaching.section(unit[0], data.unit_notebook.get(unit, ""), unit[1])
+    if not found:
+        return esc(f"{unit[0]}")
+    title, href = found
+    return Markup(f'<a href="{esc(href)}">{esc(unit[0])} § {esc(title)}</a>')
+
+
+def section_links(teaching, data, units, separator):
+    """The links of ``units`` (each once: units of one assignment with no section found give the same text)."""
+    links = []
+    for unit in units:
+        link = section_link(teaching, data, unit)
+        if link not in links:
+            links.append(link)
+    return Markup(separator.join(links))
+
+
+def names(students, shown=NAMES_SHOWN):
+    ordered = sorted(students)
+    text = ", ".join(ordered[:shown])
+    return text + (f" and {len(ordered) - shown} more" if len(ordered) > shown else "")
+
+
+def glance_section(data, ranking, totals, labels):
+    items = []
+    submitted = len(data.submissions)
+    scores = [percent(p, m) for p, m in data.submissions.values() if m > 0]
+    median = f"; median score {statistics.median(scores):.0f}%" if scores else ""
+    items.append(f"{len(data.students)} student(s), {len(data.assignments)} assignment(s), "
+                 f"{submitted} submission(s) graded{median}.")
+    if ranking:
+        top = []
+        for mistake, students, per_unit in ranking[:3]:
+            unit = max(per_unit, key=lambda u: (per_unit[u], u))
+            top.append(Markup(f"{id_link(mistake)} {esc(len(students))} student(s), mostly in {esc(labels[unit])}"))
+        items.append(Markup("Most frequent mistakes: " + "; ".join(top) + "."))
+    elif data.records:
+        items.append("Nobody made a mistake that the checks name.")
+    unanswered = set().union(*data.mistakes.get(UNANSWERED, {}).values()) if data.mistakes.get(UNANSWERED) else set()
+    if unanswered:
+        items.append(f"{len(unanswered)} student(s) left at least one unit unanswered ([{UNANSWERED}]).")
+    below = [t for t in totals if t[3] is not None and t[3] < 100 - 1e-9]
+    if below:
+        low = min(below, key=lambda t: (t[3], t[0]))
+        items.append(f"{len(below)} student(s) below full marks; lowest total: {low[0]} ({fmt_pct(low[3])}).")
+    kinds = Counter(kind for kind, _, _ in data.problems.values())
+    missing = sum(len(t[4]) for t in totals)
+    if kinds["unreadable"] or missing:
+        absent = sum(1 for t in totals if t[4])
+        items.append(f"{missing} assignment(s) not submitted (by {absent} student(s)); {kinds['unreadable']} "
+                     "notebook(s) missing or unreadable.")
+    if kinds["limit"]:
+        items.append(f"{kinds['limit']} notebook(s) stopped by the time budget or a sandbox limit.")
+    if kinds["grader"] or data.bad_records:
+        items.append(f"{kinds['grader']} notebook(s) hit a grading error; {data.bad_records} unreadable record(s) skipped.")
+    return Markup('<section id="glance"><h2>At a glance</h2><ul>' + "".join(f"<li>{esc(i)}</li>" for i in items)
+                  + "</ul></section>")
+
+
+def misconceptions_section(data, ranking, labels, teaching, texts):
+    parts = ['<section id="misconceptions"><h2>Misconceptions</h2>']
+    submitters = data.submitters
+    if not ranking:
+        parts.append("<p>No misconception was named: every lost point, if any, came with no mistake id "
+                     "(or only with [not-implemented], below).</p>")
+    else:
+        drawn = min(len(ranking), HEATMAP_IDS)
+        top = ", ".join(f"{m} ({len(s)})" for m, s, _ in ranking[:5])
+        alt = (f"Heatmap of the number of students per mistake id (rows, most frequent first) and unit (columns, most "
+               f"affected first); {drawn} of {len(ranking)} ids drawn. Most frequent: {top}. "
+               "The same counts are in the table below.")
+        parts.append(figure_html(heatmap_figure(ranking, labels), alt,
+                                 "Students who made each mistake, per unit (an empty cell is 0)."))
+        rows = []
+        for mistake, students, per_unit in ranking:
+            class_size = set().union(*(submitters[u[0]] for u in per_unit))
+            units_ordered = sorted(per_unit, key=lambda u: (-per_unit[u], u))
+            where = "; ".join(f"{labels[u]}: {per_unit[u]}" for u in units_ordered)
+            taught = section_links(teaching, data, units_ordered, "<br>")
+            rows.append((id_link(mistake), len(students), fmt_pct(percent(len(students), len(class_size))), where,
+                         taught, names(students)))
+        parts.append(table("Mistakes by number of students (most frequent first)",
+                           ["mistake", "students", "of those who submitted", "units (students)", "taught in",
+                            "who"], rows, "mistakes", numeric=(1, 2)))
+    unanswered = data.mistakes.get(UNANSWERED, {})
+    if unanswered:
+        rows = [(labels[u], len(unanswered[u]), fmt_pct(percent(len(unanswered[u]), len(submitters[u[0]]))),
+                 section_link(teaching, data, u), names(unanswered[u]))
+                for u in data.units if u in unanswered]
+        parts.append(table(f"Units left unanswered ([{UNANSWERED}])", ["unit", "students", "of those who submitted",
+                                                                         "taught in", "who"], rows, "unanswered",
+                           numeric=(1, 2)))
+    unnamed = [(labels[u], len(data.lost_unnamed[u]), names(data.lost_unnamed[u])) for u in data.units
+               if u in data.lost_unnamed]
+    if unnamed:
+        parts.append(table("Points lost with no mistake id named (errors, unreadable notebooks, limits)",
+                           ["unit", "students", "who"], unnamed, "unnamed", numeric=(1,)))
+    shown = [m for m, _, _ in ranking] + ([UNANSWERED] if unanswered else [])
+    if shown:
+        parts.append("<h3 id=\"explanations\">What each mistake means (the text learners see)</h3><dl>")
+        for mistake in shown:
+            what, why = texts.get(mistake, (None, None))
+            units = sorted(data.mistakes[mistake], key=lambda u: data.units.index(u))
+            taught = (section_links(teaching, data, units, ", ") if len(units) <= 5 else
+                      esc(f"{len(units)} units: see the tables above."))
+            body = (f"<p>{esc(what)}</p><p>{esc(why)}</p>" if what else
+                    "<p>Not in the course's catalogue (learner_kit/messages.py): see the learners' messages.</p>")
+            parts.append(f'<dt id="why-{esc(mistake)}" class="id">[{esc(mistake)}]</dt><dd>{body}'
+                         f"<p>Taught in: {taught}</p></dd>")
+        parts.append("</dl>")
+    parts.append("</section>")
+    return Markup("".join(parts))
+
+
+def help_section(data, totals):
+    parts = ['<section id="help"><h2>Who needs help</h2>']
+    below = sorted((t for t in totals if t[3] is None or t[3] < 100 - 1e-9),
+                   key=lambda t: (t[3] if t[3] is not None else 101, t[0]))
+    perfect = len(totals) - len(below)
+    if below:
+        rows = []
+        for rank, (student, points, possible, share, missing) in enumerate(below[:LOWEST_SHOWN], 1):
+            ids = data.student_ids.get(student, Counter())
+            ids_text = ", ".join(f"{m} ({n})" if n > 1 else m for m, n in ids.most_common(5))
+            rows.append((rank, student, f"{fmt_points(points)} / {fmt_points(possible)}", fmt_pct(share),
+                         f"{len(data.assignments) - len(missing)} of {len(data.assignments)}",
+                         ", ".join(missing) or "none", ids_text or "none named"))
+        parts.append(table(f"The {min(len(below), LOWEST_SHOWN)} lowest totals ({perfect} student(s) have full marks; "
+                           "a missing assignment counts 0)",
+                           ["#", "student", "points", "total", "submitted", "missing", "mistakes named (times)"],
+                           rows, "lowest", numeric=(0, 2, 3)))
+    elif totals:
+        parts.append("<p>Every student has full marks on everything submitted, and nothing is missing.</p>")
+    else:
+        parts.append("<p>No students.</p>")
+
+    not_submitted = [(student, missing) for student, _, _, _, missing in totals if missing]
+    unreadable = [(s, a, nb, message) for (s, a, nb), (kind, _, message) in sorted(data.problems.items())
+                  if kind == "unreadable"]
+    rows = [(student, ", ".join(missing), "", f"no submission ({len(missing)} assignment(s))")
+            for student, missing in not_submitted]
+    rows += [(s, a, nb, Markup(f'<span class="msg">{esc(why)}</span>')) for s, a, nb, why in unreadable]
+    rows.sort(key=lambda r: (r[0], r[2] != "", r[1]))
+    count = sum(len(missing) for _, missing in not_submitted)
+    parts.append(table(f"Missing or unreadable submissions: {count} assignment(s) not submitted, {len(unreadable)} "
+                       "notebook(s) missing or unreadable", ["student", "assignment", "notebook", "why"],
+                       rows[:ROWS_SHOWN], "missing", more=len(rows) - ROWS_SHOWN)
+                 if rows else "<p>No missing or unreadable submission.</p>")
+
+    limit_rows = [(s, a, nb, what, Markup(f'<span class="msg">{esc(message)}</span>'))
+                  for (s, a, nb), (kind, what, message) in sorted(data.problems.items()) if kind == "limit"]
+    parts.append(table(f"Notebooks stopped by the time budget or a sandbox limit ({len(limit_rows)})",
+                       ["student", "assignment", "notebook", "what", "message"], limit_rows[:ROWS_SHOWN], "limits",
+                       more=len(limit_rows) - ROWS_SHOWN)
+                 if limit_rows else "<p>No notebook hit the time budget or a sandbox limit.</p>")
+
+    tampering = data.mistakes.get("tampering", {})
+    flag_rows = sorted((s, u[0], u[1]) for u, students in tampering.items() for s in students)
+    if flag_rows:
+        parts.append(table(f"Tampering detected ([tampering]: the checks or what they rely on were replaced) "
+                           f"({len(flag_rows)})", ["student", "assignment", "unit"], flag_rows[:ROWS_SHOWN], "tampering",
+                           more=len(flag_rows) - ROWS_SHOWN))
+    parts.append("</section>")
+    return Markup("".join(parts))
+
+
+def scores_section(data, labels):
+    parts = ['<section id="scores"><h2>Scores</h2>']
+    if not data.submissions:
+        parts.append("<p>No submissions.</p></section>")
+        return Markup("".join(parts))
+    encoded = distribution_figure(data)
+    by_assignment = defaultdict(list)
+    for (_, assignment), (points, maximum) in data.submissions.items():
+        by_assignment[assignment].append((points, maximum))
+    rows, medians = [], []
+    for a in data.assignments:
+        values = by_assignment[a]
+        shares = [percent(p, m) for p, m in values if m > 0]
+        full = sum(1 for p, m in values if p >= m - 1e-9)
+        median = statistics.median(shares) if shares else None
+        medians.append(f"{a} {fmt_pct(median)}")
+        rows.append((a, len(values), fmt_points(data.assignment_max[a]),
+                     fmt_pct(statistics.fmean(shares) if shares else None), fmt_pct(median),
+                     fmt_pct(min(shares) if shares else None), fmt_pct(max(shares) if shares else None), full))
+    if encoded:
+        alt = ("Box and dot plot of the scores, as a percentage of the maximum, one row per assignment. Medians: "
+               + ", ".join(medians) + ". The numbers are in the table below.")
+        parts.append(figure_html(encoded, alt, f"Score distribution per assignment: each dot a submission, a box "
+                                               f"(quartiles and median) where there are {BOX_FROM} or more."))
+    parts.append(table("Scores per assignment", ["assignment", "submissions", "max points", "mean", "median", "lowest",
+                                                 "highest", "full marks"], rows, "assignments",
+                       numeric=(1, 2, 3, 4, 5, 6, 7)))
+    rows = []
+    for unit in data.units:
+        scores = data.unit_scores[unit]
+        full = len(full_marks(scores))
+        share = percent(full, len(scores))
+        bar = Markup(f'<span class="bar" style="width:{(share or 0) * 0.8:.0f}px" aria-hidden="true"></span>'
+                     f"{esc(fmt_pct(share))}")
+        rows.append((unit[0], labels[unit], len(scores), full, bar))
+    parts.append(table("Full marks per unit (share of the students who submitted the assignment)",
+                       ["assignment", "unit", "submitted", "full marks", "share"], rows, "units", numeric=(2, 3)))
+    parts.append("</section>")
+    return Markup("".join(parts))
+
+
+def run_section(data, facts, out: Path):
+    parts = ['<section id="run"><h2>The run</h2><ul>']
+    notebooks = {(s, a, nb) for s, a, nb in ((r["student"], r["assignment"], r["notebook"]) for r in data.records)}
+    parts.append(f"<li>{len(data.submissions)} submission(s) ({len(notebooks)} notebook(s), {len(data.records)} graded "
+                 f"cell(s)) from {len(data.students)} student(s) in results.json.</li>")
+    if data.bad_records:
+        parts.append(f"<li>{data.bad_records} record(s) of results.json could not be read and were skipped.</li>")
+    tasks = facts.get("tasks")
+    if tasks:
+        span = max(t["ended"] for t in tasks) - min(t["started"] for t in tasks)
+        workers = len({t["worker"] for t in tasks})
+        parts.append(f"<li>Last run: {len(tasks)} submission(s) graded by {workers} worker(s) in {span:.1f} s "
+                     f"(others, if any, were already graded: resumed from OUT/state/).</li>")
+    elif tasks is None:
+        parts.append("<li>No OUT/logs/tasks.jsonl: which worker graded what, and when, is unknown.</li>")
+    parts.append("</ul>")
+    phases = facts.get("phases")
+    if phases:
+        per_notebook = defaultdict(list)  # assignment -> [(seconds per notebook, submission)]
+        counts = Counter((s, a) for s, a, _ in notebooks)
+        for submission, timings in phases.items():
+            student, _, assignment = submission.rpartition("/")
+            total = sum(timings.values()) / max(1, counts.get((student, assignment), 1))
+            per_notebook[assignment].append((total, submission))
+        rows = []
+        for assignment in sorted(per_notebook):
+            values = per_notebook[assignment]
+            slowest = max(values)
+            rows.append((assignment, len(values), f"{statistics.median(v for v, _ in values):.1f}",
+                         f"{slowest[0]:.1f}", slowest[1]))
+        parts.append(table("Time per notebook (seconds, all phases, from OUT/logs/grading.log)",
+                           ["assignment", "submissions", "median", "max", "slowest"], rows, "timing",
+                           numeric=(1, 2, 3)))
+        by_phase = defaultdict(list)
+        for timings in phases.values():
+            for phase, seconds in timings.items():
+                by_phase[phase].append(seconds)
+        rows = [(phase, len(v), f"{statistics.median(v):.2f}", f"{max(v):.2f}", f"{sum(v):.1f}")
+                for phase, v in sorted(by_phase.items(), key=lambda item: -sum(item[1]))]
+        parts.append(table("Where the time went (seconds per submission, by phase)",
+                           ["phase", "submissions", "median", "max", "total"], rows, "phases", numeric=(1, 2, 3, 4)))
+    elif phases is None:
+        parts.append("<p>No OUT/logs/grading.log: time per notebook unknown (a report made from results.json alone, "
+                     "or the logs were removed).</p>")
+    flagged = []
+    sandbox_warning = out / "WARNING-no-sandbox.txt"
+    if sandbox_warning.is_file():
+        flagged.append(("(the whole run)", sandbox_warning.read_text(encoding="utf-8", errors="replace").strip()))
+    for submission, lines in sorted((facts.get("notes") or {}).items()):
+        for line in lines[:5]:
+            flagged.append((submission, line))
+        if len(lines) > 5:
+            flagged.append((submission, f"... {len(lines) - 5} more line(s) in OUT/logs/grading.log"))
+    for s, a, nb in sorted(data.outside_only):
+        flagged.append((f"{s}/{a}", f"{nb}: nbgrader could not run it to the end; graded outside the notebook kernel only"))
+    for (s, a, nb), (kind, _, message) in sorted(data.problems.items()):
+        if kind == "grader":
+            flagged.append((f"{s}/{a}", f"{nb}: {message}"))
+    parts.append(table(f"Graded with warnings ({len(flagged)})", ["submission", "warning"],
+                       [(s, Markup(f'<span class="msg">{esc(w)}</span>')) for s, w in flagged[:ROWS_SHOWN]],
+                       "warnings", more=len(flagged) - ROWS_SHOWN)
+                 if flagged else "<p>Nothing was graded with warnings.</p>")
+    parts.append("</section>")
+    return Markup("".join(parts))
+
+
+def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, title=None):
+    """The page, as a string, for clean ``records``."""
+    data = analyse(records, bad_records)
+    facts = facts if facts is not None else {"phases": None, "notes": None, "tasks": None}
+    labels = unit_labels(data.units)
+    ranking = mistake_ranking(data)
+    totals = student_totals(data)
+    teaching = Teaching(out, course_dir)
+    title = title or f"Class report: {out.name}"
+    nav = ('<nav aria-label="sections"><ul><li><a href="#glance">At a glance</a></li>'
+           '<li><a href="#misconceptions">Misconceptions</a></li><li><a href="#help">Who needs help</a></li>'
+           '<li><a href="#scores">Scores</a></li><li><a href="#run">The run</a></li></ul></nav>')
+    made = time.strftime("%Y-%m-%d %H:%M")
+    body = [f"<h1>{esc(title)}</h1>",
+            f'<p class="note">Made {esc(made)} from {esc(out / "results.json")}. Links to notebook sections open the '
+            "release notebooks of this checkout (in JupyterLab, the link's section).</p>", nav]
+    if not data.records:
+        body.append("<p><strong>No graded cells in results.json</strong>: nothing was graded (an empty class?).</p>")
+    body += [glance_section(data, ranking, totals, labels), misconceptions_section(data, ranking, labels, teaching, catalogue()),
+             help_section(data, totals), scores_section(data, labels), run_section(data, facts, out)]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
+            + "".join(body) + "</main></body></html>\n")
+
+
+class ReportError(Exception):
+    """No report can be made (no results.json, or not one we can read)."""
+
+
+def write_report(out: Path, records=None, course_dir=COURSE):
+    """Write OUT/report.html from ``records`` (default: OUT/results.json) and OUT/logs/; returns its path."""
+    out = Path(out)
+    if records is None:
+        path = out / "results.json"
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ReportError(f"{path}: no such file (run autograder grade first)") from None
+        except (OSError, ValueError) as error:
+            raise ReportError(f"{path}: not readable as JSON ({error})") from None
+    else:
+        raw = records
+    records, bad = clean_records(raw)
+    del raw  # the cleaned copy is all we need (halves the memory of a large class)
+    page = render(records, out.resolve(), read_logs(out), course_dir, bad)
+    target = out / "report.html"
+    partial = target.with_suffix(".html.tmp")
+    partial.write_text(page, encoding="utf-8")
+    os.replace(partial, target)
+    return target
