@@ -38,6 +38,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     worker died twice, or the grader broke) gets 0 with the reason.
     """
     from distributed import as_completed
+    from distributed.scheduler import KilledWorker
     from tqdm import tqdm
 
     from autograder.grading import cluster
@@ -51,19 +52,32 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
         ready = time.perf_counter()
         cluster.register(client, settings, notebooks, template.read_bytes())
         log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s")
-        futures = {}
-        for submission in todo:
+        futures, waiting = {}, iter(todo)
+
+        def submit_next():  # a submission is read only when it is about to be handed out
+            submission = next(waiting, None)
+            if submission is None:
+                return None
             packed = pack(submission, [nb.name for nb in sources[submission.assignment]])
             future = client.submit(cluster.grade_task, packed, key=f"grade-{submission.key}-{keys[submission.key][:12]}", pure=False)
             futures[future] = submission
-        progress = tqdm(total=len(futures), desc="grading", unit="submission", file=sys.stderr, disable=None)
-        for future in as_completed(futures):
+            return future
+
+        # At most a few tasks per worker thread in flight: the class's notebooks are never all in memory at once.
+        window = max(8, 4 * sum(client.nthreads().values()))
+        progress = tqdm(total=len(todo), desc="grading", unit="submission", file=sys.stderr, disable=None)
+        running = as_completed([f for f in (submit_next() for _ in range(window)) if f is not None])
+        for future in running:
             submission = futures.pop(future)
+            following = submit_next()
+            if following is not None:
+                running.add(following)
             try:
                 result = future.result()
             except Exception as error:  # the task failed: its worker died (twice), or the grader broke
-                why = (f"Not graded: the grading worker stopped twice while grading this submission ({type(error).__name__}); "
-                       "was its notebook killing it?")
+                why = ("Not graded: the grading worker stopped twice while grading this submission; was its notebook "
+                       "killing it?" if isinstance(error, KilledWorker) else
+                       f"Not graded: internal grading error ({type(error).__name__}: {str(error)[:300]}).")
                 result = {"records": zero_submission(submission, sources[submission.assignment], why), "feedback": {}, "log": ""}
             save_result(out, submission, keys[submission.key], result)
             with open(logs / "grading.log", "a", encoding="utf-8") as handle:
