@@ -46,8 +46,7 @@ class KernelServer:
         self.process = self.channel = self.stream = None
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = True, None, None, None
         self.cap = sandbox.ProcessCap()
-        self.over_budget = False  # set when a kernel is stopped for its budget; the worker reads and resets it
-        self.over_limit = False  # ... or for writing too much into the shared socket folder
+        self.stopped = None  # why the watchdog stopped the last notebook's kernel (the error nbgrader's run ends with)
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
 
     def configure(self, sandboxed, ipc_dir: Path, budget_s=None, memory_mb=None):
@@ -214,17 +213,19 @@ class Watchdog(threading.Thread):
     def run(self):
         while not self.stopped.wait(self.POLL_S):
             if self.deadline is not None and time.monotonic() > self.deadline:
-                self.halt(f"the notebook ran past its time budget of {self.server.budget_s} s")
-                self.server.over_budget = True
+                self.halt(f"the notebook ran past its time budget of {self.server.budget_s} s",
+                          f"TimeoutError: the notebook ran past its time budget of {self.server.budget_s} s and was stopped")
                 return
             written = self.server.shared_bytes()
             if written > SHARED_BYTES:
-                self.halt(f"the notebook wrote {written >> 20} MiB (more than {SHARED_BYTES >> 20}) into its socket folder")
-                self.server.over_limit = True
+                self.halt(f"the notebook wrote {written >> 20} MiB (more than {SHARED_BYTES >> 20}) into its socket folder",
+                          "OSError: the notebook wrote too much into the grader's kernel folder and was stopped")
                 return
 
-    def halt(self, why):
+    def halt(self, why, error):
+        """Log ``why``, note ``error`` as the reason nbgrader's run ended, and kill the kernel."""
         print(f"  {why}: its kernel is stopped", flush=True)
+        self.server.stopped = error
         try:
             self.process.kill()
         except RuntimeError:

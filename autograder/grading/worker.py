@@ -86,19 +86,16 @@ class GradingWorker:
                     pages = {name: path.read_bytes() for name, path in self.course.feedback(packed).items()}
             except Exception:
                 traceback.print_exc(file=log)
-        shutil.rmtree(self.scratch / "verify", ignore_errors=True)
         return {"records": public(records), "feedback": pages, "log": log.getvalue()}
 
     def grade_notebooks(self, packed, sources):
         """The records of every source notebook of the submission's assignment."""
         notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
-        KERNELS.over_budget = KERNELS.over_limit = False
+        KERNELS.stopped = None
         with timed("nbgrader autograde"):
             failure = self.course.autograde(packed, notebooks, packed.timestamp) if notebooks else None
-        if failure and KERNELS.over_budget:
-            failure = f"TimeoutError: the notebook ran past its time budget of {KERNELS.budget_s} s and was stopped"
-        elif failure and KERNELS.over_limit:
-            failure = "OSError: the notebook wrote too much into the grader's kernel folder and was stopped"
+        if failure and KERNELS.stopped:
+            failure = KERNELS.stopped  # the watchdog's reason, not the dead kernel's error it caused
         records = []
         for source in sources:
             if source.name not in notebooks:
