@@ -13,6 +13,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 import torch
+from torch import nn
 
 from learner_kit.messages import hint_for_error
 
@@ -286,16 +287,78 @@ def load_weights(module, weights):
     parameters = {name for name, _ in module.named_parameters(remove_duplicate=False)}
     fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
     module.load_state_dict(fitting, strict=False)
-    problems = []
     missing = [k for k in weights if k not in own]
-    if missing:
-        problems.append("missing: " + _by_submodule(missing))
     unexpected = [k for k in own if k not in weights and k in parameters]  # buffers not given stay the learner's
+    problems, explained = _interface_notes(module, missing, unexpected)
+    missing = [k for k in missing if k not in explained]
+    unexpected = [k for k in unexpected if k not in explained]
+    if missing:
+        problems.append("Missing: " + _by_submodule(missing) + ".")
     if unexpected:
-        problems.append("not in the exercise: " + _by_submodule(unexpected))
+        problems.append("Not in the exercise: " + _by_submodule(unexpected) + ".")
     for key in weights.keys() & own.keys() - fitting.keys():
-        problems.append(f"`{key}` has shape {tuple(own[key].shape)}, expected {tuple(weights[key].shape)}")
+        problems.append(f"`{key}` has shape {tuple(own[key].shape)}, expected {tuple(weights[key].shape)}.")
     return tuple(problems)
+
+
+def _interface_notes(module, missing, unexpected):
+    """Sentences for the usual causes of names that do not fit, and the names they explain:
+    a plain tensor where a parameter belongs, modules kept in a Python list, and a submodule of
+    the learner's own class where the exercise builds PyTorch's."""
+    notes, explained = [], set()
+    lists, plain = {}, []
+    for key in missing:
+        *path, leaf = key.split(".")
+        owner = _attribute(module, path)
+        value = getattr(owner, leaf, None) if owner is not None else None
+        if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
+            plain.append(key)
+            continue
+        for depth in range(1, len(path) + 1):
+            holder = _attribute(module, path[:depth])
+            if isinstance(holder, (list, tuple, dict)) and not isinstance(holder, nn.Module):
+                lists.setdefault(".".join(path[:depth]), []).append(key)
+                break
+    if plain:
+        names = " and ".join(f"`{key}`" for key in plain)
+        one = len(plain) == 1
+        notes.append(f"{names} {'is a plain tensor' if one else 'are plain tensors'}, so PyTorch does not count "
+                     f"{'it' if one else 'them'} as {'a parameter' if one else 'parameters'} (never trained or saved): "
+                     f"wrap {'it' if one else 'each'} in nn.Parameter.")
+        explained.update(plain)
+    for name, keys in lists.items():
+        kind = type(_attribute(module, name.split("."))).__name__
+        container = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+        notes.append(f"`{name}` is a Python {kind}: PyTorch does not see the modules inside a plain {kind} "
+                     f"(their parameters are never trained, moved or saved): hold them in an {container}.")
+        explained.update(keys)
+    owners = {key.rsplit(".", 1)[0] for key in missing if "." in key and key not in explained}
+    for owner in sorted(owners):
+        sub = _attribute(module, owner.split("."))
+        theirs = sorted(k.rsplit(".", 1)[1] for k in missing if k.rsplit(".", 1)[0] == owner)
+        mine = sorted(k.rsplit(".", 1)[1] for k in unexpected if k.rsplit(".", 1)[0] == owner)
+        kind = type(sub)
+        if isinstance(sub, nn.Module) and mine and not kind.__module__.startswith("torch.") and hasattr(nn, kind.__name__):
+            notes.append(f"`{owner}` is your own `{kind.__name__}` class (parameters {', '.join(mine)}); the exercise "
+                         f"builds `{owner}` from PyTorch's `nn.{kind.__name__}` (parameters {', '.join(theirs)}): use "
+                         f"`nn.{kind.__name__}` here, as the exercise says.")
+            explained.update(f"{owner}.{leaf}" for leaf in theirs + mine)
+    return notes, explained
+
+
+def _attribute(module, path):
+    """module.a.b for path ['a', 'b'] (list items by index), or None."""
+    value = module
+    for part in path:
+        if isinstance(value, (list, tuple)) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            value = getattr(value, part, None)
+        if value is None:
+            return None
+    return value
 
 
 def _by_submodule(keys):
@@ -340,14 +403,14 @@ def verdict(got, want, case, axes=None, values=True):
     """
     where = f"{case.label}: " if case.label else ""
     if got.error is not None or got.error_type is not None:
-        if isinstance(got.error, NotImplementedError) or got.error_type == "NotImplementedError":
+        if is_blank(got.error, got.error_type):
             return "not-implemented", ""
         return "runtime-error", where + describe_error(got.error)
     if got.problem:
         return "wrong-interface", where + got.problem
     mismatch = _mismatch(got, want, case, axes or {}, values)
     if mismatch and got.weight_problems:
-        return "wrong-interface", "Parameter names differ from the exercise's: " + "; ".join(got.weight_problems)
+        return "wrong-interface", "Parameter names differ from the exercise's. " + " ".join(got.weight_problems)
     if mismatch:
         return mismatch[0], where + mismatch[1]
     if got.modified:
@@ -369,13 +432,15 @@ def _mismatch(got, want, case, axes, values):
         mine, theirs = got.outputs[name].detach(), want.outputs[name].detach()
         if mine.is_floating_point() and bool((mine.isnan() & ~theirs.isnan()).any()):
             spot = _where(mine.isnan() & ~theirs.isnan(), axes.get(name, ()))
-            cause = " The case has a mask: look at what your code does with blocked positions." if (
-                case.inputs.get("mask") is not None) else ""
+            cause = _MASK_CAUSE if case.inputs.get("mask") is not None else ""
             return "nan", f"`{name}` holds NaN{spot}.{cause}"
     for name in names:
         if not close(got.outputs[name], want.outputs[name]):
             return "wrong-values", describe_difference(name, got.outputs[name], want.outputs[name], axes.get(name, ()))
     return None
+
+
+_MASK_CAUSE = " The case has a mask: look at what your code does with blocked positions."
 
 
 def close(mine, theirs):
@@ -395,7 +460,10 @@ def describe_difference(name, mine, theirs, axes=()):
         wrong = mine != theirs
         return f"`{name}`: {int(wrong.sum())} of {wrong.numel()} entries differ, the first{_where(wrong, axes)}."
     gap = (mine.double() - theirs.double()).abs().nan_to_num(nan=float("inf"))
-    text = f"`{name}`: max abs difference {float(gap.max()):.3g}{_where(gap == gap.max(), axes)}."
+    if mine.dim() == 0:
+        text = f"`{name}` is {float(mine):.5g}, expected {float(theirs):.5g} (a difference of {float(gap):.3g})."
+    else:
+        text = f"`{name}`: max abs difference {float(gap.max()):.3g}{_where(gap == gap.max(), axes)}."
     relative = float((gap / theirs.double().abs().clamp_min(1e-3)).max())
     if theirs.dtype == torch.float64 and relative < 1e-4:
         text += (" That is float32 precision: a constant or tensor inside your code is made in "
@@ -451,20 +519,32 @@ _LIBRARY_MODULES = ("learner_kit.harness", "learner_kit.stand_ins", "learner_kit
 
 
 def mark_learner_line(error, target):
-    """Note on `error` (as `learner_line`) the last line of the learner's own code it passed through."""
-    files, found, trace = _code_files(target), None, error.__traceback__
+    """Note on `error` (as `learner_line`) the last line of the learner's own code it passed through,
+    and (as `raised_by_learner`) whether that code raised it itself rather than a library it called."""
+    files, found, trace, last = _code_files(target), None, error.__traceback__, None
     while trace is not None:
         if trace.tb_frame.f_code.co_filename in files:
             found = trace
-        trace = trace.tb_next
+        last, trace = trace, trace.tb_next
     if found is None:
         return
     number = found.tb_lineno
     text = linecache.getline(found.tb_frame.f_code.co_filename, number).strip()
     try:
         error.learner_line = f"line {number} of your cell" + (f", `{text[:200]}`" if text else "")
+        # a `raise` statement of theirs; an error from a C++ operation has no frame of its own
+        error.raised_by_learner = found is last and text.startswith("raise")
     except AttributeError:  # an exception type without a __dict__
         pass
+
+
+def is_blank(error, error_type=None):
+    """Whether an error means a blank left unfilled: a NotImplementedError that the learner's own code
+    raised (`raise NotImplementedError()`), not one from PyTorch (an operation missing for a dtype) or
+    from nn.Module (a module without `forward`), which are mistakes to explain."""
+    if error is None:
+        return error_type == "NotImplementedError"
+    return isinstance(error, NotImplementedError) and getattr(error, "raised_by_learner", True)
 
 
 def same_outcome(mine, theirs, case):
@@ -477,6 +557,51 @@ def same_outcome(mine, theirs, case):
     return all(name in mine.outputs and close(mine.outputs[name], theirs.outputs[name]) for name in names)
 
 
+def nameable(generic_id, outcome):
+    """Whether a failure may be explained by a known mistake: not a blank, and not a module whose
+    weights could not be loaded (its results are then its own initial weights', which can look
+    like a mistake it did not make: gamma and beta left as plain tensors behave like no gamma)."""
+    return generic_id != "not-implemented" and not (generic_id == "wrong-interface" and outcome.weight_problems)
+
+
+def named_detail(generic_id, detail):
+    """The detail shown under a named mistake that explained a `generic_id` failure."""
+    if generic_id == "nan":
+        detail = detail.replace(_MASK_CAUSE, "") + " It comes with the mistake named above: fix that first."
+    return detail
+
+
+def same_but_nan(mine, theirs, case):
+    """Whether `mine` equals `theirs` wherever `mine` is not NaN: the same mistake, written with a
+    -inf that turns some results into NaN where the mistake written with a finite number does not
+    (a softmax over the wrong axis meets a column that is all -inf)."""
+    if mine.problem or theirs.problem or mine.error_type or theirs.error_type:
+        return False
+    names = case.names(theirs.outputs)
+    for name in names:
+        a, b = mine.outputs.get(name), theirs.outputs[name]
+        if a is None or a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.is_floating_point():
+            a, b, kept = a.detach(), b.detach(), ~a.detach().isnan()
+            a, b = a[kept], b[kept]
+        if not close(a, b):
+            return False
+    return True
+
+
+def _differs_where_finite(mine, reference, case):
+    """Whether `mine` differs from the reference somewhere it is not NaN (so NaN is not all that is wrong)."""
+    for name in case.names(reference.outputs):
+        a, b = mine.outputs[name].detach(), reference.outputs[name].detach()
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return True
+        kept = ~a.isnan() if a.is_floating_point() else torch.ones_like(a, dtype=torch.bool)
+        if bool(kept.any()) and not close(a[kept], b[kept]):
+            return True
+    return False
+
+
 def name_mistake(learner, variants, cases, reference):
     """The id of the first known mistake that explains a failure and behaves like the learner's code.
 
@@ -484,14 +609,21 @@ def name_mistake(learner, variants, cases, reference):
     the learner's outcomes, one per case. `variants` yields (id, outcomes) pairs, outcomes
     in case order, possibly lazily (evaluation stops at the first disagreement). A mistake
     is named when its outcome on the failing case differs from the reference's (so it
-    explains the failure) and equals the learner's on every case.
+    explains the failure) and equals the learner's on every case. Where the learner's
+    results hold NaN and are wrong elsewhere too, they are compared where they are not NaN
+    (same_but_nan): a specific mistake outranks the generic symptom.
     """
+    nan_too = (learner[0].outputs is not None and not learner[0].problem and reference.outputs is not None
+               and any(v.is_floating_point() and bool(v.detach().isnan().any()) for v in learner[0].outputs.values())
+               and _differs_where_finite(learner[0], reference, cases[0]))
+    same = (lambda mine, theirs, case: same_outcome(mine, theirs, case) or same_but_nan(mine, theirs, case)) if nan_too \
+        else same_outcome
     for mistake_id, outcomes in variants:
         outcomes = iter(outcomes)
         first = next(outcomes)
-        if same_outcome(first, reference, cases[0]) or not same_outcome(learner[0], first, cases[0]):
+        if same_outcome(first, reference, cases[0]) or not same(learner[0], first, cases[0]):
             continue
-        if all(same_outcome(mine, theirs, case) for mine, theirs, case in zip(learner[1:], outcomes, cases[1:])):
+        if all(same(mine, theirs, case) for mine, theirs, case in zip(learner[1:], outcomes, cases[1:])):
             return mistake_id
     return None
 

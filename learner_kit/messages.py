@@ -356,9 +356,18 @@ def format_message(mistake_id, detail=""):
 # Common causes of errors, found by the exception's type and text: (type name, text, hint).
 _ERROR_HINTS = (
     ("", "cannot be multiplied", "The two sides of a matrix product do not line up: print both "
-     "shapes and check which axes you transpose."),
+     "shapes. Two different sizes meeting (d_model where d_k is meant, or the reverse) mean a layer "
+     "or a split of the wrong size; two axes of one tensor meeting mean a transpose of the wrong axes."),
+    ("", "expected size for first two dimensions of batch2", "The two sides of a batched matrix "
+     "product do not line up: print both shapes; the leading (batch) axes must agree and only the last "
+     "two meet. A transpose of the wrong axes (or `.T`, which reverses them all) does this."),
     ("", "must match the size of tensor", "Two tensors do not line up: print their shapes and "
-     "check which axes should meet."),
+     "check which axes should meet. A reduction (sum, mean, var, max) drops the axis it reduces "
+     "unless keepdim=True keeps it with size 1."),
+    ("NotImplementedError", "not implemented for", "This PyTorch operation does not take tensors of this "
+     "dtype: print the dtypes of its inputs (a mask is bool; `&` and `|` need bool or integer tensors)."),
+    ("NotImplementedError", "missing the required \"forward\"", "A module is called that has no "
+     "`forward` method: check the spelling of `def forward` and its indentation inside the class."),
     ("", "view size is not compatible", ".view needs memory laid out in order, which a "
      "transpose breaks; .reshape (or .contiguous() first) copes with that."),
     ("", "is invalid for input of size", "A view or reshape asks for a shape whose size differs "

@@ -41,7 +41,10 @@ NEW_TENSOR = frozenset({
 MODULE_NAMES = frozenset({"torch", "F", "torch.nn.functional", "math", "np", "numpy"})
 # The order in which findings are shown (the cap keeps the first ones): the likely causes of a
 # failure before what is only suspicious.
-TIER = {"B015": 0, "super": 0, "F821": 0, "F823": 0, "PLE0101": 0, "B018": 1, "discarded": 1, "F811": 1, "F841": 2}
+TIER = {"B015": 0, "super": 0, "F821": 0, "F823": 0, "PLE0101": 0, "B018": 1, "discarded": 1, "F811": 1,
+        "dot-T": 1, "F841": 2, "keepdim": 2}
+# Reductions that drop the axis they reduce unless keepdim=True keeps it (with size 1).
+REDUCTIONS = frozenset({"sum", "mean", "var", "std", "amax", "amin", "logsumexp", "max", "min"})
 
 
 def hints(source, known_names=()):
@@ -200,7 +203,8 @@ def _shorten(text, limit=70):
 
 
 def _from_ast(source):
-    """(tier, row, key, sentence) for `super.<x>`, and for arithmetic or a new tensor computed and thrown away."""
+    """(tier, row, key, sentence) for `super.<x>`, `.T`, a reduction without keepdim, and for arithmetic or a
+    new tensor computed and thrown away."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -214,6 +218,20 @@ def _from_ast(source):
             yield (TIER["super"], node.lineno, ("super", node.lineno),
                    f"Line {node.lineno}: `{text}` looks `{node.attr}` up on the built-in `super` itself, not "
                    "on the parent class: `super` is a function, to be called first.")
+        elif isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
+            # A UserWarning PyTorch gives once, that the checks silence: on 3 or 4 axes, .T reverses them all.
+            text = _segment(source, node)
+            yield (TIER["dot-T"], node.lineno, ("dot-T", node.lineno),
+                   f"Line {node.lineno}: `{text}` reverses every axis of the tensor, which for a batch of "
+                   "matrices (3 or 4 axes) moves the batch axes too: swap only the two axes you mean.")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS
+              and (node.args or any(k.arg == "dim" for k in node.keywords))
+              and not any(k.arg == "keepdim" for k in node.keywords) and len(node.args) < 2
+              and _segment(source, node.func.value) not in MODULE_NAMES):
+            text = _segment(source, node)
+            yield (TIER["keepdim"], node.lineno, ("keepdim", node.lineno),
+                   f"Line {node.lineno}: `{text}` drops the axis it reduces; keepdim=True keeps it (with size 1), "
+                   "so that the result still lines up with the tensor it came from, if that is what you need.")
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.BinOp):
             # B018 skips arithmetic (an operator may act); `scores / math.sqrt(d_k)` alone never does here.
             yield (TIER["B018"], node.lineno, ("B018", node.lineno),

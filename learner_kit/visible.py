@@ -25,12 +25,62 @@ from learner_kit.messages import format_message
 from learner_kit.replay import Replay
 
 
-def check_visible(unit_name, candidate):
-    """Print 'All visible tests passed for <unit>.' or raise AssertionError with the message."""
+def check_visible(unit_name, candidate, *specific_checks):
+    """Print 'All visible tests passed for <unit>.' or raise AssertionError with the message.
+
+    `specific_checks` are the notebook's own checks of the unit: functions of no argument,
+    each asserting a property with a message that names one mistake, e.g.
+
+        def no_pad_key():
+            allowed = make_tgt_mask(torch.tensor([[1, 5, 0]]))
+            assert not allowed[..., 2].any(), format_message("mask-tgt-missing-pad", "...")
+
+    A named mistake outranks a generic symptom: when the stored cases find only a generic
+    problem (wrong values, NaN, a shape, an error) and a specific check names the mistake,
+    the learner reads the specific check's message. An error raised inside the learner's
+    code during a specific check is reported as a [runtime-error] with the line that raised it,
+    and a check that cannot run on results already found wrong gives way to what was found.
+    """
     message = visible_problem(unit_name, candidate)
+    if message and not _is_generic(message):
+        raise AssertionError(message)
+    for specific in specific_checks:
+        found = _specific_problem(specific, candidate)
+        if found and (not message or found[1]):
+            raise AssertionError(found[0]) from None
     if message:
         raise AssertionError(message)
     print(f"All visible tests passed for {unit_name}.")
+
+
+# Ids that say what is wrong but not which mistake made it: a named mistake outranks them.
+GENERIC_IDS = ("wrong-values", "nan", "shape", "runtime-error", "property-violated", "wrong-gradients")
+
+
+def _is_generic(message):
+    return any(message.startswith(f"[{generic}]") for generic in GENERIC_IDS)
+
+
+def _specific_problem(specific, candidate):
+    """(message, names a mistake?) for what `specific` finds, or None when it passes.
+
+    The check's own failed assertion names its mistake; an error raised inside the learner's
+    code is a [runtime-error] with its line; any other error (the check could not run on
+    results of the wrong kind) is a runtime-error that names nothing.
+    """
+    try:
+        specific()
+    except AssertionError as error:
+        harness.mark_learner_line(error, candidate)
+        if not getattr(error, "learner_line", ""):
+            return str(error), True
+        return format_message("runtime-error", harness.describe_error(error)), False
+    except Exception as error:  # the learner's code, or the check on results it cannot read
+        harness.mark_learner_line(error, candidate)
+        if harness.is_blank(error):
+            return format_message("not-implemented"), False
+        return format_message("runtime-error", harness.describe_error(error)), False
+    return None
 
 
 def visible_problem(unit_name, candidate):
@@ -65,7 +115,7 @@ def _visible_problem(unit_name, candidate):
         if found is not None:
             want = _outcome(data["reference"][index])
             mistake_id, detail = found
-            if mistake_id != "not-implemented":
+            if harness.nameable(mistake_id, learner[index]):
                 order = [index, *(i for i in range(len(cases)) if i != index)]
                 mine, ordered = [learner[i] for i in order], [cases[i] for i in order]
                 for stored, ids in ((data["mutants"], str), (data.get("pairs", {}), lambda key: tuple(key.split("+")))):
@@ -73,7 +123,7 @@ def _visible_problem(unit_name, candidate):
                                 for known, per_variant in stored.items() for per_case in per_variant)
                     named = harness.name_mistake(mine, variants, ordered, want)
                     if named:
-                        mistake_id = named
+                        mistake_id, detail = named, harness.named_detail(mistake_id, detail)
                         break
             return format_message(mistake_id, detail)
     _note_broken_helpers(unit_name, candidate, data, calls, cases)

@@ -86,7 +86,8 @@ def error_info(error):
     args = [a for a in error.args if isinstance(a, _SAFE_ARG)] if len(error.args) < 8 else []
     return {"type": type(error).__name__[:200], "base": base, "message": str(error)[:4000],
             "args": args if len(args) == len(error.args) else None,
-            "line": str(getattr(error, "learner_line", ""))[:300]}
+            "line": str(getattr(error, "learner_line", ""))[:300],
+            "raised_by_learner": getattr(error, "raised_by_learner", None) is True}
 
 
 _REBUILT = {}
@@ -102,6 +103,7 @@ def rebuilt_error(info):
     line = info.get("line")
     if isinstance(line, str) and line:
         error.learner_line = line[:300]
+        error.raised_by_learner = info.get("raised_by_learner") is True
     return error
 
 

@@ -103,8 +103,8 @@ def test_state_dict_problems_name_the_submodule():
     module.add_module("linears", torch.nn.Linear(2, 2))
     problems = harness.load_weights(module, {"w_o.weight": torch.zeros(2, 2), "linears.weight": torch.zeros(3, 2)})
     text = " ".join(problems)
-    assert "missing: `w_o` (w_o.weight)" in text
-    assert "not in the exercise: `linears` (linears.bias)" in text
+    assert "Missing: `w_o` (w_o.weight)" in text
+    assert "Not in the exercise: `linears` (linears.bias)" in text
     assert "`linears.weight` has shape (2, 2), expected (3, 2)" in text
 
 

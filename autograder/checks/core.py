@@ -249,8 +249,10 @@ class _Checker:
 
     def fail(self, case, got, want, mistake_id, detail):
         """Raise the most specific failure: a known mistake that explains it, else `mistake_id`."""
-        if self.naming and mistake_id != "not-implemented" and want is not None:
-            mistake_id = self.diagnose(case, got, want) or mistake_id
+        if self.naming and harness.nameable(mistake_id, got) and want is not None:
+            named = self.diagnose(case, got, want)
+            if named:
+                mistake_id, detail = named, harness.named_detail(mistake_id, detail)
         if self.naming and self.spec.picture and want is not None and got.outputs:
             pictures.show_attention(got.outputs, want.outputs, self.spec.picture)
         raise CheckFailure(mistake_id, detail)
