@@ -288,7 +288,10 @@ def load_weights(module, weights):
     fitting = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
     module.load_state_dict(fitting, strict=False)
     missing = [k for k in weights if k not in own]
-    unexpected = [k for k in own if k not in weights and k in parameters]  # buffers not given stay the learner's
+    # buffers not given stay the learner's; a second name for a parameter that fits (the same layer also
+    # kept in a list, say) is not a parameter of its own
+    fitted = {own[k].data_ptr() for k in fitting}
+    unexpected = [k for k in own if k not in weights and k in parameters and own[k].data_ptr() not in fitted]
     problems, explained = _interface_notes(module, missing, unexpected)
     missing = [k for k in missing if k not in explained]
     unexpected = [k for k in unexpected if k not in explained]

@@ -223,3 +223,25 @@ def test_an_error_in_the_learners_code_during_a_specific_check_is_a_runtime_erro
         check_visible("make_tgt_mask", unit, one_sentence_without_a_batch_axis)
     assert str(caught.value).startswith("[runtime-error]")
     assert "line 2 of your cell, `pad = (tgt != pad_idx).bool()[:, None, None, :]`" in str(caught.value)
+
+
+ALIASED_PROJECTIONS = '''
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__()
+        self.n_head, self.d_k = n_head, d_model // n_head
+        self.w_q, self.w_k, self.w_v = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.projections = nn.ModuleList([self.w_q, self.w_k, self.w_v])  # the same layers, a second name
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, query, key, value, mask=None):
+        return query * 0, None
+'''
+
+
+def test_a_second_name_for_a_right_parameter_is_not_reported_as_extra():
+    unit = cell(ALIASED_PROJECTIONS, "MultiHeadAttention", "/tmp/ipykernel_0/cell_alias.py")
+    module = unit(8, 2)
+    weights = {k: v.clone() for k, v in module.state_dict().items() if not k.startswith("projections")}
+    assert harness.load_weights(module, weights) == ()

@@ -361,12 +361,34 @@ def judge_cell(session, graded, units):
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
-                problem = visible_problem(graded.unit, candidate)
+                problem = _named(visible_problem(graded.unit, candidate), graded.unit, candidate)
                 return (not problem), problem + (_static_hints(session, graded, problem) if problem else "")
             check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
             return True, ""
         except CheckFailure as failure:
             return False, str(failure) + _static_hints(session, graded, str(failure))
+
+
+def _named(problem, unit, candidate):
+    """The visible cell's message, named where the stored cases found only a generic symptom.
+
+    In the learner's notebook the cell's own specific checks name such a mistake (mask allowing
+    a pad key -> [mask-tgt-missing-pad]); they run beside the learner's code, so the grader does
+    not run them: the hidden checks' diagnosis (mutants, diagnosers, pairs) names it here instead.
+    """
+    from autograder.checks import CheckFailure, check
+    from learner_kit.visible import GENERIC_IDS
+
+    if not problem or not any(problem.startswith(f"[{generic}]") for generic in GENERIC_IDS):
+        return problem
+    try:
+        check(unit, candidate, "values")
+    except CheckFailure as failure:
+        if failure.mistake_id not in GENERIC_IDS and failure.mistake_id != "not-implemented":
+            return str(failure)
+    except Exception:  # naming is a bonus: the verdict is the visible cases' already
+        pass
+    return problem
 
 
 def _static_hints(session, graded, message):
