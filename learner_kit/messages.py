@@ -353,6 +353,10 @@ def format_message(mistake_id, detail=""):
     return "\n".join(line for line in lines if line)
 
 
+_FLOAT_SIZE = ("A size reached PyTorch as a float: a number such as the dropout rate went where a whole number "
+               "belongs (d_model, d_ff, max_len, n_layers …). Compare the arguments of the call on that line, in "
+               "order, with the parameters of the class it builds, or pass them by name (dropout=dropout).")
+
 # Common causes of errors, found by the exception's type and text: (type name, text, hint).
 _ERROR_HINTS = (
     ("", "cannot be multiplied", "The two sides of a matrix product do not line up: print both "
@@ -382,10 +386,18 @@ _ERROR_HINTS = (
      "the inputs' device."),
     ("", "in-place operation", "An in-place change (an operation ending in _, or x /= …) hits a "
      "tensor autograd needs: work on a new tensor instead."),
+    # A float where PyTorch wants a size (torch.zeros(0.1, d), nn.Linear(d, 0.1), range(0.1)): before the
+    # signature hint, which the first of these would otherwise get.
+    *(("TypeError", fragment, _FLOAT_SIZE) for fragment in (
+        "must be tuple of ints, but found element of type float", "'float' object cannot be interpreted as an integer",
+        "zeros() takes 1 positional argument", "ones() takes 1 positional argument", "empty() takes 1 positional argument")),
     ("TypeError", "positional argument", "The call does not fit your signature: keep the "
      "parameters, and their order, exactly as the exercise gives them."),
     ("TypeError", "unexpected keyword argument", "The call does not fit your signature: keep the "
      "parameter names exactly as the exercise gives them."),
+    ("TypeError", "must be Tensor, not", "Something that is not a tensor went where a tensor belongs. "
+     "If it is a module, `nn.ReLU(h)` (say) builds a module, taking h as a setting, instead of applying one "
+     "to h: build the module first, then call it on the tensor (or use the function form)."),
     ("AttributeError", "'NoneType' object", "Something returned None: is a `return` missing in a "
      "function you call?"),
     ("NameError", "", "A name is used before it exists: define it inside your function, or run "

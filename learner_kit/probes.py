@@ -92,8 +92,59 @@ def fresh_parameters(module, init, seed=0):
     return {name: p.detach().clone() for name, p in fresh.named_parameters()}
 
 
+def call_dropping_all(module, *args):
+    """The module's forward on `args`, without gradients, in training mode, with each of its nn.Dropout
+    submodules dropping everything it sees (p=1); the rates and modes are restored afterwards. Where the dropout
+    acts then shows in the result: what it saw became 0. The whole module is in training mode, so that a
+    dropout written F.dropout(x, self.dropout.p, training=self.training) drops too."""
+    modules = list(module.modules())
+    dropouts = [m for m in modules if isinstance(m, nn.Dropout)]
+    saved, modes = [m.p for m in dropouts], [m.training for m in modules]
+    try:
+        for one in modules:
+            one.training = True
+        for dropout in dropouts:
+            dropout.p = 1.0
+        return call(module, *args)
+    finally:
+        for dropout, p in zip(dropouts, saved):
+            dropout.p = p
+        for one, training in zip(modules, modes):
+            one.training = training
+
+
+def training_call(module, init, seed, *args):
+    """A fresh instance of the module's class, built with `init`, called on `args` in evaluation mode and then in
+    training mode (torch seeded with `seed` before each call): {'evaluation', 'training'}, the two outputs.
+    Whether a constructor's dropout argument reaches the module's dropouts shows in how they differ."""
+    with harness.isolated():
+        torch.manual_seed(0)
+        fresh = type(module)(*init)
+        with torch.no_grad():
+            torch.manual_seed(seed)
+            evaluation = fresh.eval()(*args)
+            torch.manual_seed(seed)
+            training = fresh.train()(*args)
+    return {"evaluation": evaluation, "training": training}
+
+
+def call_dropping(module, names, *args):
+    """The module's forward on `args`, without gradients, with the nn.Dropout submodules named in `names`
+    dropping everything (p=1 in training mode) and every other nn.Dropout off (p=0); all are restored
+    afterwards. Whether one named dropout acts, and where, then shows in the result."""
+    dropouts = {name: m for name, m in module.named_modules() if isinstance(m, nn.Dropout)}
+    saved = {name: (m.p, m.training) for name, m in dropouts.items()}
+    try:
+        for name, dropout in dropouts.items():
+            dropout.p, dropout.training = (1.0, True) if name in names else (0.0, False)
+        return call(module, *args)
+    finally:
+        for name, (p, training) in saved.items():
+            dropouts[name].p, dropouts[name].training = p, training
+
+
 PROBES = {f.__name__: f for f in (call, call_method, with_noise, module_list, tensor_attributes,
-                                  fresh_buffer, fresh_parameters)}
+                                  fresh_buffer, fresh_parameters, call_dropping_all, training_call, call_dropping)}
 
 
 def probe(name, module, *args):

@@ -2,7 +2,9 @@
 
 Dimensions all differ (B=2, L=3, d_model=8, d_ff=12). With the default initialisation
 about half the hidden and output values are negative, so a missing or misplaced ReLU
-changes many of them.
+changes many of them. The weights get noise, so that a module whose layers have other names than
+w_1 and w_2 (and keep their own initial weights) gives other results and is told so. Properties:
+changing one position changes only its output; the dropout, set to drop everything, leaves w_2's bias.
 """
 import torch
 
@@ -48,6 +50,31 @@ def _position_wise(outcome, case):
     return ""
 
 
+def _dropout_on_hidden(outcome, case):
+    """With its dropout dropping everything (p=1, training mode), the output is w_2's bias at every position:
+    the dropout acts on the hidden activations, between the ReLU and w_2; and it acts at all."""
+    x = case.inputs["x"].detach()
+    try:
+        bias_only = probes.probe("call_method", outcome.instance, "w_2", torch.zeros(*x.shape[:-1], D_FF, dtype=x.dtype))
+    except Exception:  # noqa: BLE001 - no w_2 taking d_ff features: the values aspect names the interface
+        return ""
+    try:
+        dropped = probes.probe("call_dropping_all", outcome.instance, x)
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != bias_only.shape:
+        return "Run with its dropout dropping everything (p=1, training mode), the FFN did not return a tensor of the input's shape."
+    if harness.close(dropped, outcome.outputs["output"].detach()):
+        return ("With its dropout set to drop everything (p=1, training mode), the FFN gives what it gives without "
+                "dropout: the `dropout` submodule is never applied. It belongs on the hidden activations, before w_2.")
+    if not harness.close(dropped, bias_only):
+        gap = float((dropped - bias_only).abs().max())
+        return ("With its dropout set to drop everything (p=1, training mode), every hidden activation is 0, so the "
+                f"output should be w_2's bias at every position; it differs by up to {gap:.3g}. Is dropout applied to "
+                "the input, or to w_2's output, instead of between the ReLU and w_2?")
+    return ""
+
+
 register(UnitSpec(
     name="PositionwiseFeedForward",
     init=(D_MODEL, D_FF),
@@ -67,5 +94,6 @@ register(UnitSpec(
                                         variant_class(_FeedForward, output_relu=True)),
     },
     knobbed=_FeedForward,
-    properties=(_position_wise,),
+    properties=(_position_wise, _dropout_on_hidden),
+    weight_noise=0.5,
 ))

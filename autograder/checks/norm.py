@@ -5,6 +5,10 @@ all ones and beta not all zeros (a missing affine step would not show otherwise)
 rows of the inputs are scaled down to a variance below eps: only there does eps outside
 the square root change the result by more than float32 noise. A wrong axis is any other set
 of axes of x for the mean and the variance, or either of them alone (_WRONG_AXES).
+
+Properties: LayerNorm's output, with gamma and beta undone, is standardised, and a new LayerNorm
+starts with gamma ones and beta zeros (the weights the checks load hide a wrong start); AddNorm's
+dropout, set to drop everything, turns AddNorm(x, s) into AddNorm(x, 0) (it is applied, and to s only).
 """
 import itertools
 import math
@@ -98,6 +102,42 @@ def _standardised(outcome, case):
     return ""
 
 
+def _fresh_start(outcome, case):
+    """A new LayerNorm starts with gamma all ones and beta all zeros: it only normalises until trained."""
+    try:
+        fresh = probes.probe("fresh_parameters", outcome.instance, (D_MODEL,))
+    except Exception as error:  # noqa: BLE001 - the learner's constructor may raise anything
+        return f"Building a new LayerNorm({D_MODEL}) raised {harness.describe_error(error)}"
+    for name, start, words in (("gamma", 1.0, "all ones"), ("beta", 0.0, "all zeros")):
+        value = fresh.get(name)
+        if isinstance(value, torch.Tensor) and not bool((value == start).all()):
+            return (f"A new LayerNorm({D_MODEL}) should start with `{name}` {words}, so that a fresh layer only "
+                    f"normalises; yours starts with {name}[0] = {float(value.flatten()[0]):.4g}.")
+    return ""
+
+
+def _dropout_on_sublayer_out(outcome, case):
+    """With its dropout dropping everything (p=1, training mode), AddNorm(x, s) is AddNorm(x, 0): the dropout
+    acts on the sublayer's output only, before the add; and it acts at all."""
+    x, sublayer_out = case.inputs["x"].detach(), case.inputs["sublayer_out"].detach()
+    try:
+        dropped = probes.probe("call_dropping_all", outcome.instance, x, sublayer_out)
+        without = probes.probe("call", outcome.instance, x, torch.zeros_like(sublayer_out))
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != without.shape:
+        return "Run with its dropout dropping everything (p=1, training mode), AddNorm did not return a tensor of the input's shape."
+    if harness.close(dropped, outcome.outputs["output"].detach()):
+        return ("With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives without "
+                "dropout: the `dropout` submodule is never applied. It belongs on sublayer_out, before the add.")
+    if not harness.close(dropped, without):
+        gap = float((dropped - without).abs().max())
+        return ("With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) should equal "
+                f"AddNorm(x, 0), since only the sublayer's output goes through dropout; it differs by up to {gap:.3g}. "
+                "Is dropout applied to x, to the sum, or after the norm?")
+    return ""
+
+
 # Statistics over other axes of x (B, L, d_model): every other set of axes for both; or one of the two
 # right (over the features) and the other over another set, the variance about its own mean or the mean's.
 _OTHER_AXES = [axes for n in (1, 2, 3) for axes in itertools.combinations((-3, -2, -1), n) if axes != (-1,)]
@@ -129,7 +169,7 @@ register(UnitSpec(
         "layernorm-no-affine": (variant_class(_LayerNorm, affine=False),),
     },
     knobbed=_LayerNorm,
-    properties=(_standardised,),
+    properties=(_standardised, _fresh_start),
     forbidden={torch.nn.functional.layer_norm: "torch.nn.functional.layer_norm",
                torch.layer_norm: "torch.layer_norm", torch.native_layer_norm: "torch.native_layer_norm"},
     forbidden_modules=(nn.LayerNorm,),
@@ -143,6 +183,7 @@ register(UnitSpec(
         "float64": lambda: [_x_and_sublayer(62, dtype=torch.float64)],
         "grad": lambda: [_x_and_sublayer(63, grad=True)],
         "device": lambda: [_x_and_sublayer(61)],
+        "properties": lambda: [_x_and_sublayer(64)],
     },
     probes=lambda: [_x_and_sublayer(161)],
     mutants={
@@ -150,4 +191,5 @@ register(UnitSpec(
         "addnorm-norm-before-add": (variant_class(_AddNorm, norm_first=True),),
     },
     knobbed=_AddNorm,
+    properties=(_dropout_on_sublayer_out,),
 ))

@@ -101,3 +101,98 @@ class AddNormNoResidual(_AddNormParts):
 class AddNormNormFirst(_AddNormParts):
     def forward(self, x, sublayer_out):
         return x + self.dropout(self.norm(sublayer_out))
+
+
+# ------------------------------------------------------------------ issue 16: found walking the notebook through
+
+
+@bug("LayerNorm", "wrong-interface", "values", "grad")
+class LayerNormPlainTensors(nn.Module):
+    """gamma and beta kept as plain tensors: not parameters, so nothing can load or train them."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.gamma = torch.ones(d_model)
+        self.beta = torch.zeros(d_model)
+        self.eps = eps
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        return self.gamma * (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps) + self.beta
+
+
+@bug("LayerNorm", "property-violated", "properties")
+class LayerNormStartsAtZero(_Params):
+    """gamma started at zeros and beta at ones: right once trained weights are loaded, wrong as a new layer."""
+
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__(d_model, eps)
+        self.gamma = nn.Parameter(torch.zeros(d_model))
+        self.beta = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        centred = x - x.mean(-1, keepdim=True)
+        return self.gamma * centred / torch.sqrt((centred**2).mean(-1, keepdim=True) + self.eps) + self.beta
+
+
+@bug("LayerNorm", "wrong-values", "values", "float64")
+class LayerNormNoEps(_Params):
+    """No eps at all: a position whose variance is below eps is blown up to variance 1."""
+
+    def forward(self, x):
+        centred = x - x.mean(-1, keepdim=True)
+        return self.gamma * centred / centred.pow(2).mean(-1, keepdim=True).sqrt() + self.beta
+
+
+@bug("LayerNorm", "runtime-error", "values")
+class LayerNormNoKeepdim(_Params):
+    """The mean and variance without keepdim: (B, L) does not broadcast against (B, L, d_model)."""
+
+    def forward(self, x):
+        mean = x.mean(dim=-1)
+        var = x.var(dim=-1, unbiased=False)
+        return self.gamma * (x - mean) / torch.sqrt(var + self.eps) + self.beta
+
+
+@bug("AddNorm", "property-violated", "properties")
+class AddNormNoDropout(_AddNormParts):
+    """The dropout submodule is built and never used."""
+
+    def forward(self, x, sublayer_out):
+        return self.norm(x + sublayer_out)
+
+
+@bug("AddNorm", "property-violated", "properties")
+class AddNormDropoutLast(_AddNormParts):
+    """Dropout after the norm, as some blog posts place it."""
+
+    def forward(self, x, sublayer_out):
+        return self.dropout(self.norm(sublayer_out + x))
+
+
+@bug("AddNorm", "property-violated", "properties")
+class AddNormDropoutOnSum(_AddNormParts):
+    def forward(self, x, sublayer_out):
+        total = x + sublayer_out
+        return self.norm(self.dropout(total))
+
+
+@bug("AddNorm", "wrong-interface", "values", "grad")
+class AddNormOwnLayerNorm(nn.Module):
+    """`norm` built from the learner's own LayerNorm (gamma, beta) instead of nn.LayerNorm (weight, bias)."""
+
+    def __init__(self, d_model, dropout=0.1):
+        super().__init__()
+        self.norm = LayerNormByHand(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, sublayer_out):
+        return self.norm(x + self.dropout(sublayer_out))
+
+
+@bug("AddNorm", "wrong-values", "values")
+class AddNormNormsXOnly(_AddNormParts):
+    """The norm on x alone, then the sublayer's output added: the sum is never normalised."""
+
+    def forward(self, x, sublayer_out):
+        return self.norm(x) + self.dropout(sublayer_out)
