@@ -7,14 +7,18 @@ STAMP  := $(VENV)/.installed
 ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/)))
 # Where the learner works: a copy of course/ that git ignores and `make lab` never overwrites.
 WORKSPACE ?= workspace
+# JupyterLab's saved layouts (which notebooks are open): kept with the workspace, hidden from the file browser.
+LAB_WORKSPACES ?= $(WORKSPACE)/.jupyter/workspaces
 LAB_ARGS ?=
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool lab test test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
+	@echo "make progress      which units of your workspace pass their visible test"
+	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
 	@echo "make test          run the whole test suite (what CI runs)"
 	@echo "make release       regenerate course/ from solutions/ with nbgrader"
 	@echo "make student-pack  build dist/student-pack.zip: what an instructor hands out"
@@ -42,14 +46,42 @@ sandbox-tool:
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	  else echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap) to grade"; fi; }
 
+# The browser tests (tests/browser/) drive Debian's chromium with Playwright (whose own browser download
+# is never needed). Installed here with apt-get where that is possible (Debian-like, as root).
+browser-tool:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (the browser tests)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: install it (e.g. sudo apt-get install chromium) to run tests/browser"; fi; }
+
+# The learner's lab: lab-config/ (first on JUPYTER_CONFIG_PATH) hides nbgrader's instructor and exchange
+# tools and Jupyter's news, and shortens Validate's report; layouts are kept in the workspace, and a
+# first one opens notebook 01. The instructor's side is `make formgrader`.
 lab: $(STAMP)
-	$(BIN)/python -m learner_kit.workspace course $(WORKSPACE)
-	cd $(WORKSPACE) && $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
-	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) $(LAB_ARGS)
+	$(BIN)/python -m learner_kit.workspace course $(WORKSPACE) --layout $(LAB_WORKSPACES)
+	cd $(WORKSPACE) && JUPYTER_CONFIG_PATH=$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
+	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
+	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) --LabApp.workspaces_dir=$(abspath $(LAB_WORKSPACES)) $(LAB_ARGS)
+
+# For every unit of the course, whether the learner's copy in the workspace passes its visible test.
+progress: $(STAMP)
+	@$(BIN)/python -m learner_kit.progress $(WORKSPACE)
+
+# The instructor's side: nbgrader's formgrader on the course (the repository root, where nbgrader_config.py
+# is), with .venv/bin on PATH (formgrader runs alembic to create its gradebook). GRADED=OUT shows the
+# scores of an `autograder grade SUBMITTED --out OUT` run (its gradebook.db; its feedback/ as nbgrader's
+# feedback folder), and SUBMITTED=dir counts its submissions. The exchange is nbgrader_config.py's.
+formgrader: $(STAMP)
+	mkdir -p exchange
+	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/formgrader \
+	  $(if $(GRADED),--CourseDirectory.db_url=sqlite:///$(abspath $(GRADED))/gradebook.db \
+	  --CourseDirectory.feedback_directory=$(abspath $(GRADED))/feedback,) \
+	  $(if $(SUBMITTED),--CourseDirectory.submitted_directory=$(abspath $(SUBMITTED)),) $(FORMGRADER_ARGS)
 
 test: test-unit test-notebooks
 
-test-unit: $(STAMP) sandbox-tool
+test-unit: $(STAMP) sandbox-tool browser-tool
 	$(BIN)/python -m pytest tests
 
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU

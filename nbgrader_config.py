@@ -3,6 +3,8 @@
 The repository root is nbgrader's course directory: solutions/ is the source
 (notebooks with solutions and hidden tests), course/ the release.
 """
+import os
+
 c = get_config()  # noqa: F821
 
 c.CourseDirectory.root = "."
@@ -15,6 +17,11 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Notebooks are released without outputs, and they may import the learner helper package.
 c.GenerateAssignment.create_assignment = True
+
+# nbgrader's exchange (formgrader's Release and Collect buttons): a folder of the course, which git
+# ignores, so that formgrader works without a system-wide /usr/local/share/nbgrader/exchange. A course
+# whose learners fetch and submit through a shared exchange names the shared folder here instead.
+c.Exchange.root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exchange")
 
 # Grading (nbgrader autograde; `autograder grade` reads this file too) -----------------
 # A cell that runs longer than this is interrupted (the notebooks run whole in < 30 s).

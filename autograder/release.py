@@ -3,7 +3,10 @@
     python -m autograder.release [ASSIGNMENT_ID ...] [--to DIR]
 
 The release is never edited by hand: tests/test_release.py regenerates it into a
-temporary folder and fails if it differs from what is committed.
+temporary folder and fails if it differs from what is committed. Each released notebook
+carries the metadata its kernel writes on start (kernelspec, the full language_info), so
+that opening it does not mark it unsaved (`make lab` brings Python's version up to date
+in the learner's copy).
 """
 import argparse
 import shutil
@@ -11,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.paths import ROOT, SOLUTIONS, assignment_ids, put_python_scripts_on_path
+from learner_kit.workspace import stamp_kernel
 
 
 def generate_release(assignments, release_dir: Path):
@@ -34,6 +38,8 @@ def generate_release(assignments, release_dir: Path):
             result = api.generate_assignment(assignment, force=True)
             if not result["success"]:
                 raise RuntimeError(f"nbgrader could not release {assignment}:\n{result['error']}\n{result['log']}")
+            for notebook in sorted((release_dir / assignment).glob("*.ipynb")):
+                stamp_kernel(notebook)
 
 
 def main(argv=None):

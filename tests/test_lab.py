@@ -1,15 +1,18 @@
-"""`make lab` copies the course into a workspace and serves JupyterLab on it, with nbgrader's extension."""
+"""`make lab` copies the course into a workspace and serves JupyterLab on it, with the learner's side of nbgrader."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from learner_kit.workspace import DEFAULT_LAYOUT, kernel_metadata
 from tests.course_files import ASSIGNMENTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +55,26 @@ def test_make_lab_serves_the_course_from_a_workspace(tmp_path):
         _, _, body = _get(f"{base}/lab/api/extensions?token={token}", deadline)
         extensions = {entry["name"]: entry["enabled"] for entry in json.loads(body)}
         assert extensions.get("jupyter-nbgrader") is True
+        # the learner's lab (lab-config/): nbgrader's Validate, not its instructor or exchange tools, no news
+        _, _, body = _get(f"{base}/lab?token={token}", deadline)
+        page_config = json.loads(re.search(rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                           body, re.S).group(1))
+        disabled = set(page_config["disabledExtensions"])
+        assert {"@jupyter/nbgrader:menu", "@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:course-list",
+                "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:formgrader",
+                "@jupyterlab/apputils-extension:announcements"} <= disabled
+        assert "@jupyter/nbgrader:validate-assignment" not in disabled
+        for instructor_only in ("/formgrader", "/courses", "/formgraders"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{base}{instructor_only}{'&' if '?' in instructor_only else '?'}token={token}", timeout=5)
+            assert refused.value.code == 404, instructor_only
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=30)
-    assert (workspace / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").is_file()
+    notebook = workspace / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb"
+    assert notebook.is_file()
+    # what the kernel writes on start is there already, so opening the notebook does not mark it unsaved
+    assert json.loads(notebook.read_text())["metadata"]["language_info"] == kernel_metadata()["language_info"]
+    # a first layout opens notebook 01 at /lab (not the Launcher); kept beside the learner's work
+    layout = json.loads((workspace / ".jupyter" / "workspaces" / DEFAULT_LAYOUT).read_text())
+    assert layout["data"]["layout-restorer:data"]["main"]["current"] == f"notebook:{ASSIGNMENTS[0]}/{ASSIGNMENTS[0]}.ipynb"

@@ -41,3 +41,13 @@ def test_release_notebook_has_no_hidden_tests_or_outputs(assignment):
         assert "BEGIN HIDDEN TESTS" not in cell.source
         assert "BEGIN SOLUTION" not in cell.source
         assert not cell.get("outputs"), "release notebooks are handed out without outputs"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_notebook_carries_the_metadata_its_kernel_writes(assignment, fresh_release):
+    """Opening it in JupyterLab does not mark it unsaved: kernelspec and the full language_info are there."""
+    metadata = release_notebook(assignment, fresh_release).metadata
+    assert metadata["kernelspec"]["name"] == "python3"
+    assert set(metadata["language_info"]) >= {"name", "version", "mimetype", "codemirror_mode", "pygments_lexer",
+                                              "nbconvert_exporter", "file_extension"}
+

@@ -42,7 +42,8 @@ def _cells(notebook):
 
 
 def _is_hidden(source):
-    return "### BEGIN HIDDEN TESTS" in source
+    """Cells a walkthrough skips: hidden tests, and the progress table (all ten notebooks, seconds)."""
+    return "### BEGIN HIDDEN TESTS" in source or "show_progress(" in source
 
 
 def _answer_index(notebook, unit):
