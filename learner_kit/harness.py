@@ -6,6 +6,7 @@ generic verdict on it (verdict), the properties every right answer has (violated
 and the naming of a known mistake from its outcomes (name_mistake). It holds no solution.
 """
 import contextlib
+import inspect
 import linecache
 import io
 import types
@@ -512,7 +513,10 @@ def _code_files(target):
     files = set()
     for owner in owners:
         for value in ([owner] if not isinstance(owner, type) else vars(owner).values()):
-            code = getattr(getattr(value, "__func__", value), "__code__", None)
+            function = getattr(value, "__func__", value)
+            # a decorated function (@torch.no_grad()) runs the learner's code inside a wrapper
+            function = inspect.unwrap(function) if callable(function) else function
+            code = getattr(function, "__code__", None)
             if code is not None:
                 files.add(code.co_filename)
     return files
@@ -536,7 +540,8 @@ def mark_learner_line(error, target):
     try:
         error.learner_line = f"line {number} of your cell" + (f", `{text[:200]}`" if text else "")
         # a `raise` statement of theirs; an error from a C++ operation has no frame of its own
-        error.raised_by_learner = found is last and text.startswith("raise")
+        # (with no text to read, as for code made from a string, its last frame decides)
+        error.raised_by_learner = found is last and (not text or text.startswith("raise"))
     except AttributeError:  # an exception type without a __dict__
         pass
 

@@ -368,6 +368,12 @@ _ERROR_HINTS = (
     ("", "must match the size of tensor", "Two tensors do not line up: print their shapes and "
      "check which axes should meet. A reduction (sum, mean, var, max) drops the axis it reduces "
      "unless keepdim=True keeps it with size 1."),
+    ("", "index tensor must have the same number of dimensions", "gather and scatter need an index "
+     "with as many axes as the tensor they work on: an index of shape (N,) for an (N, V) tensor needs "
+     "an axis added, (N, 1)."),
+    ("", "tensors must have same number of dimensions", "Two tensors joined here have different "
+     "numbers of axes. A reduction (sum, mean, max, argmax) drops the axis it reduces unless "
+     "keepdim=True keeps it with size 1."),
     ("NotImplementedError", "not implemented for", "This PyTorch operation does not take tensors of this "
      "dtype: print the dtypes of its inputs (a mask is bool; `&` and `|` need bool or integer tensors)."),
     ("NotImplementedError", "missing the required \"forward\"", "A module is called that has no "

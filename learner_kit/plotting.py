@@ -13,12 +13,18 @@ def _to_numpy(weights):
     return weights.detach().float().cpu().numpy()
 
 
-def attention_heatmap(weights, query_labels=None, key_labels=None, title="Attention weights", ax=None, annotate=True):
-    """Draw one (L_q, L_k) attention map: rows are queries, columns keys; each row sums to 1."""
+def attention_heatmap(weights, query_labels=None, key_labels=None, title="Attention weights", ax=None, annotate=True,
+                      vmax=None):
+    """Draw one (L_q, L_k) attention map: rows are queries, columns keys; each row sums to 1.
+
+    The colour scale runs from 0 to `vmax` (default: this map's largest weight); give maps that
+    are meant to be compared the same `vmax`, so that one colour means one weight in all of them.
+    """
     data = _to_numpy(weights)
     if ax is None:
         _, ax = plt.subplots(figsize=(1 + 0.6 * data.shape[1], 1 + 0.5 * data.shape[0]))
-    image = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=max(1e-9, float(data.max())))
+    top = max(1e-9, float(data.max()) if vmax is None else float(vmax))
+    image = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=top)
     ax.set_title(title)
     ax.set_xlabel("key (attended to)")
     ax.set_ylabel("query (attending)")
@@ -27,17 +33,23 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title="Attent
     if annotate and data.size <= 100:
         for i in range(data.shape[0]):
             for j in range(data.shape[1]):
-                ax.text(j, i, f"{data[i, j]:.2f}", ha="center", va="center", color="white" if data[i, j] < 0.6 * data.max() else "black", fontsize=8)
+                ax.text(j, i, f"{data[i, j]:.2f}", ha="center", va="center", color="white" if data[i, j] < 0.6 * top else "black", fontsize=8)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
 
-def attention_grid(weights, query_labels=None, key_labels=None, title="Attention per head"):
-    """Draw (n_head, L_q, L_k) maps side by side, one panel per head."""
+def attention_grid(weights, query_labels=None, key_labels=None, title="Attention per head", vmax="shared"):
+    """Draw (n_head, L_q, L_k) maps side by side, one panel per head.
+
+    The panels share one colour scale, 0 to the largest weight of them all (vmax="shared"), or
+    0 to `vmax` when a number is given; vmax=None gives each panel its own scale.
+    """
     n_head = weights.shape[0]
+    if isinstance(vmax, str):
+        vmax = float(_to_numpy(weights).max())
     fig, axes = plt.subplots(1, n_head, figsize=(3.2 * n_head, 3.2), squeeze=False)
     for head, ax in enumerate(axes[0]):
-        attention_heatmap(weights[head], query_labels, key_labels, title=f"head {head}", ax=ax, annotate=False)
+        attention_heatmap(weights[head], query_labels, key_labels, title=f"head {head}", ax=ax, annotate=False, vmax=vmax)
     fig.suptitle(title)
     fig.tight_layout()
     return fig

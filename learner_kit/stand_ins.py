@@ -9,10 +9,11 @@ from torch import nn
 
 
 class _PeakGenerator(nn.Module):
-    """Log-probabilities sharply peaked where the decoder's output is largest."""
+    """Log-probabilities sharply peaked where the decoder's output is largest, its features read back to
+    front: as in the real model, the decoder's output is not yet scores over the vocabulary."""
 
     def forward(self, x):
-        return torch.log_softmax(10.0 * x, dim=-1)
+        return torch.log_softmax(10.0 * x.flip(-1), dim=-1)
 
 
 class StepModel(nn.Module):
@@ -20,29 +21,40 @@ class StepModel(nn.Module):
 
     Each row's step is the first token of its source, so row b counts up from the start
     token in steps of src[b, 0]. It records what it was asked: `encodes` (how many times
-    encode ran) and `masks` (the tgt_mask of every decode call).
+    encode ran), `forwards` (how many times the whole model ran), `reads` (the target tokens of
+    every decode call) and `masks` (their tgt_mask).
+    `model(src, tgt, src_mask, tgt_mask)` runs encode, decode and the generator, as the
+    Transformer's forward does.
     """
 
     def __init__(self, vocab_size):
         super().__init__()
         self.vocab_size = vocab_size
         self.generator = _PeakGenerator()
-        self.encodes, self.masks = 0, []
+        self.encodes, self.forwards, self.reads, self.masks = 0, 0, [], []
 
     def encode(self, src, src_mask):
         self.encodes += 1
         return src[:, :1, None].to(torch.float32)  # (B, 1, 1): the memory holds each row's step
 
     def decode(self, memory, src_mask, tgt, tgt_mask):
+        self.reads.append(tgt)
         self.masks.append(tgt_mask)
         step = memory[:, :, 0].to(torch.long)  # (B, 1)
         following = (tgt + step) % self.vocab_size  # (B, t): the token after each one read
-        return (torch.arange(self.vocab_size, device=tgt.device) == following[..., None]).to(torch.float32)
+        features = self.vocab_size - 1 - following  # where the generator (which reads back to front) finds it
+        return (torch.arange(self.vocab_size, device=tgt.device) == features[..., None]).to(torch.float32)
+
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        self.forwards += 1
+        return self.generator(self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask))
 
 
 class ScriptedGenerator(nn.Module):
+    """Like _PeakGenerator: the decoder's features read back to front, then a sharp log-softmax."""
+
     def forward(self, x):
-        return torch.log_softmax(10.0 * x, dim=-1)
+        return torch.log_softmax(10.0 * x.flip(-1), dim=-1)
 
 
 class ScriptedModel(nn.Module):
@@ -71,7 +83,8 @@ class ScriptedModel(nn.Module):
         first = (seen * (tgt * torch.arange(1, length + 1, device=tgt.device))[:, None, :]).sum(-1)  # (B, t)
         second = (seen * first[:, None, :]).sum(-1)  # (B, t)
         token = (second + 4 * memory + length + self.shift) % (self.vocab - 2) + 2  # (B, t)
-        return (torch.arange(self.vocab, device=tgt.device) == token[..., None]).to(torch.float32)  # (B, t, vocab)
+        features = self.vocab - 1 - token  # where the generator (which reads back to front) finds it
+        return (torch.arange(self.vocab, device=tgt.device) == features[..., None]).to(torch.float32)  # (B, t, vocab)
 
     def forward(self, src, tgt, src_mask, tgt_mask):
         return self.generator(self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask))
@@ -99,11 +112,20 @@ def _masked_mean(values, mask, length_q):
     return keep @ values / keep.sum(-1, keepdim=True).clamp(min=1)
 
 
+def _refuse_what_the_layer_refuses(d_model, n_head, d_ff, dropout):
+    """Raise what the real layer raises when its arguments are in the wrong places: a float where a size
+    belongs (EncoderLayer(d_model, n_head, dropout) puts the rate in d_ff), a rate outside [0, 1]. Otherwise
+    a stack that calls its layers so would pass with the stand-in, and the note would blame the layer."""
+    torch.empty((0, d_model, n_head, d_ff))  # TypeError for a float size, as nn.Linear gives
+    nn.Dropout(dropout)  # ValueError for a rate outside [0, 1]
+
+
 class StandInEncoderLayer(nn.Module):
     """In place of EncoderLayer(d_model, n_head, d_ff, dropout): forward(x, mask=None)."""
 
     def __init__(self, d_model, n_head, d_ff, dropout=0.1):
         super().__init__()
+        _refuse_what_the_layer_refuses(d_model, n_head, d_ff, dropout)
         self.mix = nn.Linear(d_model, d_model)
 
     def forward(self, x, mask=None):
@@ -115,6 +137,7 @@ class StandInDecoderLayer(nn.Module):
 
     def __init__(self, d_model, n_head, d_ff, dropout=0.1):
         super().__init__()
+        _refuse_what_the_layer_refuses(d_model, n_head, d_ff, dropout)
         self.mix = nn.Linear(d_model, d_model)
         self.cross = nn.Linear(d_model, d_model)
 

@@ -168,3 +168,23 @@ def test_the_learners_own_error_is_told_with_its_line_from_outside(judge):
     assert message.startswith("[runtime-error] "), message
     assert "ValueError: I only take 3-D inputs" in message
     assert 'line 3 of your cell, `raise ValueError("I only take 3-D inputs")`' in message, message
+
+
+TARGET_MASK_WITHOUT_PAD = '''
+def make_tgt_mask(tgt, pad_idx=0):
+    causal = make_subsequent_mask(tgt.size(-1), device=tgt.device)
+    return causal.unsqueeze(0).expand(tgt.size(0), 1, tgt.size(-1), tgt.size(-1))
+'''
+
+
+def test_the_visible_cell_names_from_outside_what_the_notebooks_own_checks_name(judge):
+    """The notebook's specific checks run beside the learner's code, so the grader does not run them;
+    where the stored cases see only wrong values, the hidden diagnosis names the mistake instead."""
+    source = load_assignment(SOLUTIONS, "06-masks")[0]
+    solved = notebook(SOLUTIONS, "06-masks")  # the other blanks answered
+    for cell in solved.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "make_tgt_mask":
+            cell.source = TARGET_MASK_WITHOUT_PAD
+    verdicts = judge.verify(source, solved)
+    passed, message = verdicts["make_tgt_mask-visible"]
+    assert not passed and message.startswith("[mask-tgt-missing-pad]"), message

@@ -101,3 +101,47 @@ def test_a_tensor_left_in_float32_is_a_mistake_in_float64():
                                 'return F.kl_div(log_probs.float(), true.float(), reduction="sum").to(log_probs.dtype)')
     with pytest.raises(CheckFailure):
         check("LabelSmoothingLoss", cell(left, "LabelSmoothingLoss", "/tmp/ipykernel_0/cell_loss3.py"), "float64")
+
+
+def test_a_float_where_a_size_belongs_is_told_so():
+    """PositionalEncoding(d_model, dropout) puts the rate in max_len; PositionwiseFeedForward(d_model, dropout) and
+    Encoder(d_model, n_head, d_ff, dropout) put it in d_ff and n_layers: the hint says that a float reached a size,
+    not "keep the parameters of your signature"."""
+    from autograder import reference
+    from learner_kit.messages import hint_for_error
+
+    for build in (lambda: reference.PositionalEncoding(16, 0.1), lambda: reference.PositionwiseFeedForward(16, 0.1),
+                  lambda: reference.Encoder(16, 4, 32, 0.1)):
+        with pytest.raises(TypeError) as caught:
+            build()
+        hint = hint_for_error(caught.value)
+        assert hint.startswith("A size reached PyTorch as a float") and "signature" not in hint, hint
+
+
+WRONG_ORDER_ENCODER = '''
+class Encoder(nn.Module):
+    def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
+        super().__init__()
+        self.layers = nn.ModuleList(EncoderLayer(d_model, n_head, dropout) for _ in range(n_layers))
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+'''
+
+
+def test_a_stack_that_calls_its_layer_with_a_float_size_is_blamed_not_the_layer(capsys):
+    """EncoderLayer(d_model, n_head, dropout) in the learner's Encoder: the stand-in layer refuses it as the real
+    one does, so the Encoder is not 'right with stand-ins' and no note blames the (right) EncoderLayer."""
+    from autograder import reference
+
+    source = WRONG_ORDER_ENCODER.lstrip("\n")
+    filename = "/tmp/ipykernel_0/cell_encoder.py"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": "__main__", "torch": torch, "nn": nn, "EncoderLayer": reference.EncoderLayer}
+    exec(compile(source, filename, "exec"), namespace)
+    message = visible_problem("Encoder", namespace["Encoder"])
+    assert message.startswith("[runtime-error]") and "A size reached PyTorch as a float" in message, message
+    assert "EncoderLayer(d_model, n_head, dropout)" in message
+    assert "Note" not in capsys.readouterr().out

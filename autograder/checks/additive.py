@@ -8,7 +8,11 @@ non-linearity) differs from the reference's by much more than the tolerance.
 
 Mistakes: the score without `tanh` (none at all, `relu` in its place, or a non-linearity
 after `v`, as in the notes this course grew from: `relu(W_a [q; k])`), the softmax over an
-axis other than the keys, and a mask that has no effect.
+axis other than the keys, and a mask that has no effect. A single query (L_q = 1, as in
+greedy decoding) is one of the value cases: a `.squeeze()` without an axis drops its axis
+too. With a dropout module in training mode, the weights returned are those before dropout
+(property), and in the multi-head module `self.dropout` must reach them (property: with
+every dropout dropping everything, the heads' output is 0, so the output is w_o's bias).
 
     from autograder.checks import check
     check("AdditiveAttention", AdditiveAttention, "values")
@@ -16,6 +20,7 @@ axis other than the keys, and a mask that has no effect.
 import torch
 
 from autograder import reference
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
@@ -85,6 +90,46 @@ def _mutants(base, softmax_dims):
 
 # ------------------------------------------------------------------ AdditiveAttention
 
+def _weights_before_dropout(outcome, case):
+    """With a dropout module in training mode, the weights returned still sum to 1: they are those before dropout."""
+    dropout = case.inputs.get("dropout")
+    if not (isinstance(dropout, torch.nn.Dropout) and dropout.training and dropout.p > 0):
+        return ""
+    sums = outcome.outputs["weights"].detach().double().sum(-1)
+    if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
+        return ("With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
+                f"(one row sums to {float(sums.flatten()[(sums.flatten() - 1).abs().argmax()]):.4g}): return the "
+                "weights before dropout; only the output is computed from the dropped ones.")
+    return ""
+
+
+def _dropout_reaches_weights(outcome, case):
+    """With its dropout dropping everything (p = 1, training mode) every attention weight is 0, so the heads give 0
+    and the output is w_o's bias at every position; self.attn still holds the weights before dropout."""
+    query = case.inputs["query"].detach()
+    args = [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
+    try:
+        bias_only = probes.probe("call_method", outcome.instance, "w_o", torch.zeros_like(query))
+    except Exception:  # noqa: BLE001 - no w_o taking d_model features: the values aspect names the interface
+        return ""
+    try:
+        dropped = probes.probe("call_dropping_all", outcome.instance, *args)
+        kept = probes.probe("tensor_attributes", outcome.instance, ["attn"])["attn"]
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != bias_only.shape:
+        return "Run with its dropout dropping everything (p=1, training mode), your module did not return (B, L_q, d_model)."
+    if not harness.close(dropped, bias_only):
+        return ("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
+                "bias at every position, and it still depends on the inputs: self.dropout does not reach the "
+                "attention weights. Give it to self.score.")
+    if kept is not None and not torch.allclose(kept.double().sum(-1), torch.ones(kept.shape[:-1], dtype=torch.float64),
+                                               atol=1e-5):
+        return ("In training mode the weights kept in self.attn no longer sum to 1 over the keys: they must be those "
+                "before dropout.")
+    return ""
+
+
 def _case(seed, lead, label, l_q=L_Q, l_k=L_K, mask=None, dropout=None, grad=False, **fields):
     """Inputs with leading axes `lead` (float64, cast per aspect); `fields` go to Case."""
     args = inputs.normal(seed, query=(*lead, l_q, D_K), key=(*lead, l_k, D_K), value=(*lead, l_k, D_V))
@@ -123,17 +168,19 @@ register(UnitSpec(
             _case(202, (B, H), "4-D inputs (batch, head, position, feature)"),
             _case(203, (B, H), "4-D inputs and a dropout module in training mode (the output must be the dropped weights times the values)",
                   dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
+            _case(204, (B,), "3-D inputs with a single query (L_q = 1)", l_q=1),
         ],
         "masks": lambda: [_padded(211), _mixed(212), _staircase(213)],
         "float64": lambda: [c.to(torch.float64) for c in (_case(202, (B, H), "4-D inputs in float64"), _mixed(212))],
         "grad": lambda: [_mixed(212, grad=True)],
         "device": lambda: [_padded(211)],
-        "properties": lambda: [_padded(211), _mixed(212)],
+        "properties": lambda: [_padded(211), _mixed(212), _padded(214, dropout=torch.nn.Dropout(0.5).train(),
+                                                                 torch_seed=7)],
     },
     probes=lambda: [_mixed(301), _case(302, (B,), "3-D inputs (batch, position, feature)")],
     mutants=_mutants(_AdditiveAttention, (-2, 1, 0)),
     knobbed=_AdditiveAttention,
-    properties=(("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
+    properties=(_weights_before_dropout, ("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
     picture="weights",
     weight_noise=NOISE,
 ))
@@ -186,11 +233,12 @@ register(UnitSpec(
         "float64": lambda: [_attention_case(221, _CROSS, dtype=torch.float64), _mha_padded(223, dtype=torch.float64)],
         "grad": lambda: [_mha_padded(223, grad=True)],
         "device": lambda: [_mha_padded(223)],
+        "properties": lambda: [_mha_padded(226)],
     },
     probes=lambda: [_mha_mixed(321), _attention_case(322, "cross-attention with L_q = L_k = 4", l_q=4, l_k=4)],
     mutants=_mutants(_AdditiveMultiHeadAttention, (-2, 1)),
     knobbed=_AdditiveMultiHeadAttention,
-    properties=(("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+    properties=(_dropout_reaches_weights, ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",
     weight_noise=0.3,

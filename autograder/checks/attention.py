@@ -3,8 +3,9 @@
 Dimensions all differ (B=2, n_head=4, L_q=3, L_k=5, d_k=6, d_v=7), so an axis mixed up
 shows. The probes are chosen so that every mutant differs from the reference on at least
 one of them: a full mask with mixed rows (mask mistakes, softmax axis, returned scores),
-and a 4-D case where L_k = d_k = n_head, the one shape on which a key transposed on the
-wrong axes (or not at all) still runs and can be told apart by its values.
+a 4-D case where L_k = d_k = n_head, the one shape on which a key transposed on the
+wrong axes (or not at all) still runs and can be told apart by its values, and one where
+batch = n_head = L_k = d_k, on which `key.T` (every axis reversed) runs too.
 """
 import math
 from functools import partial
@@ -22,7 +23,8 @@ B, H, L_Q, L_K, D_K, D_V = 2, 4, 3, 5, 6, 7
 def _sdpa(query, key, value, mask=None, dropout=None, *, scale="sqrt", key_axes=(-2, -1), softmax_dim=-1,
           mask_use="before", fill="min", returns="weights"):
     """The reference with knobs: each default is the reference's behaviour, each other value a mistake."""
-    scores = query @ (key.transpose(*key_axes) if key_axes else key)
+    turned = key.permute(*reversed(range(key.dim()))) if key_axes == "all" else key.transpose(*key_axes) if key_axes else key
+    scores = query @ turned
     scores = scores / {"sqrt": math.sqrt(query.size(-1)), "dk": query.size(-1), "none": 1}[scale]
     raw = scores
     fill = {"min": torch.finfo(scores.dtype).min, "-inf": -math.inf}.get(fill, fill)
@@ -51,7 +53,8 @@ MUTANTS = {
     "sdpa-mask-ignored": (partial(_sdpa, mask_use="ignored"),),
     "sdpa-mask-after-softmax": tuple(partial(_sdpa, mask_use="after-softmax", **f) for f in ({"fill": 0.0}, *_FILLS)),
     "sdpa-mask-fill-zero": (partial(_sdpa, fill=0.0),),
-    "sdpa-key-transpose": (partial(_sdpa, key_axes=()), partial(_sdpa, key_axes=(1, 2))),
+    # key_axes="all": `key.T`, which reverses every axis (it runs only where batch = n_head = L_k = d_k)
+    "sdpa-key-transpose": (partial(_sdpa, key_axes=()), partial(_sdpa, key_axes=(1, 2)), partial(_sdpa, key_axes="all")),
     "sdpa-returns-scores": (*(partial(_sdpa, returns="scores", **f) for f in _FILLS),
                             partial(_sdpa, returns="raw-scores")),
 }
@@ -71,6 +74,25 @@ def _padded(seed, **more):
 def _mixed(seed, **more):
     mask = inputs.mixed_mask(seed, (B, 1, L_Q, L_K))
     return _case(seed, (B, H), "4-D inputs with a mask of shape (B, 1, L_q, L_k)", mask=mask, **more)
+
+
+def _dropped(seed):
+    """A dropout module in training mode: the weights returned are those before dropout (COURSE.md), rows summing to 1."""
+    return _case(seed, (B, H), "4-D inputs and a dropout module in training mode",
+                 dropout=torch.nn.Dropout(0.5).train(), torch_seed=7)
+
+
+def _weights_before_dropout(outcome, case):
+    """With a dropout module in training mode, the weights returned are those before dropout: rows summing to 1."""
+    dropout = case.inputs.get("dropout")
+    if not isinstance(dropout, torch.nn.Dropout) or not dropout.training or dropout.p == 0:
+        return ""
+    sums = outcome.outputs["weights"].detach().sum(dim=-1)
+    if torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
+        return ""
+    return ("With a dropout module in training mode, the weights you return have rows summing to "
+            f"{float(sums.flatten()[0]):.4g}, not 1: return the weights from before dropout; only the output "
+            "uses the dropped ones.")
 
 
 def _values_cases():
@@ -95,6 +117,7 @@ def _probes():
         _case(102, (B, H), "4-D inputs where L_k = d_k = n_head = 4, with a padding mask",
               d_k=4, l_k=4, d_v=5, mask=square),
         _case(103, (B,), "3-D inputs (batch, position, feature)"),
+        _case(104, (3, 3), "4-D inputs where batch = n_head = L_k = d_k = 3", l_k=3, d_k=3),
     ]
 
 
@@ -108,11 +131,11 @@ register(UnitSpec(
         "float64": lambda: [c.to(torch.float64) for c in (_case(2, (B, H), "4-D inputs in float64"), _mixed(12))],
         "grad": lambda: [_mixed(12, grad=True)],
         "device": lambda: [_padded(11)],
-        "properties": lambda: [_padded(11), _mixed(12)],
+        "properties": lambda: [_padded(11), _mixed(12), _dropped(3)],
     },
     probes=_probes,
     mutants=MUTANTS,
     knobbed=_sdpa,
-    properties=(("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
+    properties=(_weights_before_dropout, ("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
     picture="weights",
 ))

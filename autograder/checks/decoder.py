@@ -12,7 +12,11 @@ drawing query, key and value from x and memory, each with the source mask, the t
 (the mask that fits keys from x) or none. The "properties" aspect is the behaviour the masks
 exist for, whatever the weights: changing later target positions of x must not change the
 output at earlier positions (causality), and changing what the padded source positions of
-memory hold must not change any output.
+memory hold must not change any output. For DecoderLayer it also holds dropout, which the
+value aspects (run in eval mode) cannot see: built with dropout=0.0 the layer is the same in
+training mode; each of dropout1-3 acts; and with every dropout dropping everything (p=1,
+training mode), each sublayer's output is dropped before its residual add, so the layer
+returns norm3(norm2(norm1(x))).
 """
 import itertools
 
@@ -228,6 +232,51 @@ def _source_padding_invisible(outcome, case):
     return ""
 
 
+def _dropout_acts(outcome, case):
+    """Dropout, which the value aspects (eval mode) cannot see. Built with dropout=0.0, the layer gives the
+    same output in training mode as in evaluation mode (the argument reaches every sublayer); each of
+    dropout1-3 alone changes the output; and with every dropout dropping everything (p=1, training mode)
+    each sublayer's output is dropped before its residual add, so the layer returns norm3(norm2(norm1(x))).
+
+    (Decoder has no such property: a fresh stack is built from the learner's own DecoderLayer, so a
+    wrong layer would cost the stack too; its visible test checks that `dropout` reaches every layer.)"""
+    args = [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
+    init = (D_MODEL, N_HEAD, D_FF, 0.0)
+    try:
+        runs = probes.probe("training_call", outcome.instance, init, 0, *args)
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Built as DecoderLayer{init} and run in training mode, your code raised {harness.describe_error(error)}"
+    if not harness.close(runs["training"], runs["evaluation"]):
+        return (f"Built as DecoderLayer{init}, your layer gives other outputs in training mode than in evaluation "
+                "mode, so some dropout inside it did not get dropout=0.0: pass `dropout` on to every sublayer you build.")
+    before = outcome.outputs["output"].detach()
+    for number in (1, 2, 3):
+        change = f"Run with only dropout{number} dropping everything (p=1, training mode)"
+        try:
+            dropped = probes.probe("call_dropping", outcome.instance, [f"dropout{number}"], *args)
+        except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+            return f"{change}, your code raised {harness.describe_error(error)}"
+        if isinstance(dropped, torch.Tensor) and dropped.shape == before.shape and harness.close(dropped, before):
+            return (f"{change}, the output is the same as without dropout: dropout{number} is never applied. "
+                    "Each sublayer's output goes through its own dropout (dropout1, dropout2, dropout3).")
+    change = "Run with every dropout dropping everything (p=1, training mode)"
+    try:
+        dropped = probes.probe("call_dropping_all", outcome.instance, *args)
+        expected = case.inputs["x"].detach()
+        for number in (1, 2, 3):  # the learner's own norms
+            expected = probes.probe("call_method", outcome.instance, f"norm{number}", expected)
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"{change}, your code raised {harness.describe_error(error)}"
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != expected.shape:
+        return f"{change}, your code did not return a tensor of the input's shape."
+    if not harness.close(dropped, expected):
+        gap = (dropped - expected).abs()
+        return (f"{change}, each sublayer's output is dropped before its residual add, so the layer should return "
+                f"norm3(norm2(norm1(x))); yours differs (at {_first_max(gap)}, by {float(gap.max()):.3g}). Does "
+                "every sublayer's output go through its own dropout, before the add and not after the norm?")
+    return ""
+
+
 # ------------------------------------------------------------------ units
 
 register(UnitSpec(
@@ -239,7 +288,7 @@ register(UnitSpec(
     probes=lambda: _probes(780),
     mutants=LAYER_MUTANTS,
     knobbed=_DecoderLayer,
-    properties=(_future_invisible, _source_padding_invisible),
+    properties=(_future_invisible, _source_padding_invisible, _dropout_acts),
     weight_noise=0.1,
 ))
 

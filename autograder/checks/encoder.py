@@ -4,7 +4,12 @@ Dimensions all differ (B=2, L=5, d_model=12, n_head=3 so d_k=4, d_ff=20, vocabul
 max_len 9, n_layers 2). Padding masks (B, 1, 1, L) leave 5 and 3 real tokens; a mixed
 mask (B, 1, L, L) blocks other pairs. The "properties" aspect of the layer and the stack
 is the behaviour that padding exists for: changing what the padded positions of x hold
-must not change the output at any real position.
+must not change the output at any real position; and the dropouts, which the other aspects
+(in eval mode) never see: the layer and the stack are built with dropout=0.3, which every
+dropout of the layer (its sublayers' too) and each layer of the stack must get; with every
+dropout set to drop everything (p=1, training mode), PositionalEncoding returns zeros (its
+dropout acts on x + pe) and the layer returns norm2(norm1(x)) (each sublayer's output
+vanishes before its residual add).
 
 PositionalEncoding keeps its table in the buffer `pe`. Module checks copy only the
 reference's parameters into the learner's module, so its "values" aspect judges the
@@ -25,6 +30,7 @@ Anything else (a phase, floored angles, sines and cosines in halves) proves neit
 every batch row and every case.
 """
 import math
+import re
 
 import torch
 from torch import nn
@@ -38,6 +44,7 @@ from .core import CheckFailure, UnitSpec, register, variant_class
 
 B, L, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 5, 12, 3, 20, 2
 VOCAB, MAX_LEN = 7, 9
+DROPOUT = 0.3  # the layer and the stack are built with it (not the default 0.1), so that passing it on shows
 _LENGTHS = [5, 3]  # real tokens per batch row; row 1 has two padded positions
 
 
@@ -47,11 +54,13 @@ _LENGTHS = [5, 3]  # real tokens per batch row; row 1 has two padded positions
 class _Embeddings(reference.Embeddings):
     """The reference with knobs, set by variant_class(); defaults are the reference's."""
 
-    scale = True
+    scale = "sqrt"  # the factor: "sqrt" (the paper's), None (no scaling), "inverse" (1/sqrt(d_model)), "d_model"
 
     def forward(self, tokens):
         vectors = self.lut(tokens)
-        return vectors * math.sqrt(self.d_model) if self.scale else vectors
+        factor = {"sqrt": math.sqrt(self.d_model), None: 1.0, "inverse": 1 / math.sqrt(self.d_model),
+                  "d_model": self.d_model}[self.scale]
+        return vectors * factor
 
 
 class _PositionalEncoding(reference.PositionalEncoding):
@@ -417,6 +426,80 @@ def _sinusoid_table(outcome, case):
     return "The table `pe` is not the sinusoidal encoding" + (f": {sentence} " if sentence else ": ") + difference
 
 
+def _dropout_on_the_sum(outcome, case):
+    """With its dropout dropping everything (p=1, training mode), forward returns zeros: dropout acts on x + pe."""
+    x = case.inputs["x"].detach()
+    try:
+        dropped = probes.probe("call_dropping_all", outcome.instance, x)
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != x.shape:
+        return "Run with its dropout dropping everything (p=1, training mode), forward did not return a tensor of x's shape."
+    if bool((dropped == 0).all()):
+        return ""
+    if harness.close(dropped, outcome.outputs["output"].detach()):
+        return ("With its dropout set to drop everything (p=1, training mode), forward returns what it returns without "
+                "dropout: the `dropout` submodule is never applied. It belongs on the sum x + pe.")
+    return ("With its dropout set to drop everything (p=1, training mode), forward should return zeros, since dropout "
+            f"acts on the whole sum x + pe; yours keeps values up to {float(dropped.abs().max()):.3g}. Is dropout applied "
+            "to one of the two terms only?")
+
+
+def _dropouts_on_sublayer_outputs(outcome, case):
+    """With every dropout dropping everything (p=1, training mode), both sublayers' outputs vanish before their
+    residual adds: the layer returns norm2(norm1(x))."""
+    x, mask = case.inputs["x"].detach(), case.inputs.get("mask")
+    try:
+        dropped = probes.probe("call_dropping_all", outcome.instance, x, mask)
+        want = probes.probe("call_method", outcome.instance, "norm2",
+                            probes.probe("call_method", outcome.instance, "norm1", x))
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return f"Run with every dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != x.shape:
+        return "Run with every dropout dropping everything (p=1, training mode), the layer did not return a tensor of x's shape."
+    if harness.close(dropped, want):
+        return ""
+    gap = float((dropped - want).abs().max())
+    return ("With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should vanish "
+            f"before their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}. Are dropout1 and "
+            "dropout2 applied to the sublayers' outputs, before each add?")
+
+
+def _dropouts_in(text):
+    """{dotted name: p} of the nn.Dropout modules in a module's repr ("0-2" names a run of equal list items)."""
+    found, path = {}, []
+    for line in text.splitlines()[1:]:
+        match = re.match(r"(\s*)\(([^)]+)\): (?:\d+ x )?(\w+)\((.*)", line)
+        if not match:
+            continue
+        path = path[:len(match.group(1)) // 2 - 1] + [match.group(2)]
+        rate = re.search(r"p=([0-9.eE+-]+)", match.group(4))
+        if match.group(3) == "Dropout" and rate:
+            found[".".join(path)] = float(rate.group(1))
+    return found
+
+
+def dropout_rates(unit, which):
+    """A property: the dropouts of the module whose dotted names match `which` (a regex) drop with DROPOUT, the rate
+    it was built with."""
+
+    def rates(outcome, case):
+        try:
+            text = probes.probe("call_method", outcome.instance, "__repr__")
+        except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+            return f"Printing your {unit} raised {harness.describe_error(error)}"
+        found = _dropouts_in(text) if isinstance(text, str) else {}
+        other = [f"`{name}` (p={p:g})" for name, p in found.items() if re.fullmatch(which, name) and p != DROPOUT]
+        if other:
+            return (f"Built with dropout={DROPOUT}, your {unit} has dropouts with another rate: "
+                    f"{', '.join(other[:4])}{f' and {len(other) - 4} more' if len(other) > 4 else ''}. Pass `dropout` on to every "
+                    f"{'sublayer' if unit == 'EncoderLayer' else 'layer'} you build.")
+        return ""
+
+    rates.__doc__ = f"The dropouts of the {unit} ({which}) drop with the rate it was built with."
+    return rates
+
+
 # ------------------------------------------------------------------ units
 
 _SEQUENCE_AXES = {"output": ("position", "feature")}
@@ -434,7 +517,8 @@ register(UnitSpec(
         "device": lambda: [_embed_case(201)],
     },
     probes=lambda: [_embed_case(301)],
-    mutants={"embed-no-scale": (variant_class(_Embeddings, scale=False),)},
+    # Not multiplied by sqrt(d_model): no factor, or another one (divided by it, or d_model itself).
+    mutants={"embed-no-scale": tuple(variant_class(_Embeddings, scale=f) for f in (None, "inverse", "d_model"))},
     knobbed=_Embeddings,
 ))
 
@@ -451,13 +535,13 @@ register(UnitSpec(
     probes=lambda: [_pe_case(311), _pe_case(312, length=3), _pe_zeros()],
     mutants=PE_TABLE_MUTANTS,
     knobbed=_PositionalEncoding,
-    properties=(_sinusoid_table,),
+    properties=(_sinusoid_table, _dropout_on_the_sum),
     diagnosers=(_table_diagnoser,),
 ))
 
 register(UnitSpec(
     name="EncoderLayer",
-    init=(D_MODEL, N_HEAD, D_FF),
+    init=(D_MODEL, N_HEAD, D_FF, DROPOUT),
     weight_noise=0.2,  # so that the norms' gamma and beta are not ones and zeros
     outputs={"output": "return"},
     axes=_SEQUENCE_AXES,
@@ -472,12 +556,12 @@ register(UnitSpec(
     probes=lambda: [_x_case(321, "padding"), _x_case(322)],
     mutants=LAYER_MUTANTS,
     knobbed=_EncoderLayer,
-    properties=(_padding_changes_nothing,),
+    properties=(_padding_changes_nothing, dropout_rates("EncoderLayer", r".*"), _dropouts_on_sublayer_outputs),
 ))
 
 register(UnitSpec(
     name="Encoder",
-    init=(D_MODEL, N_HEAD, D_FF, N_LAYERS),
+    init=(D_MODEL, N_HEAD, D_FF, N_LAYERS, DROPOUT),
     weight_noise=0.2,  # gamma and beta not ones and zeros: an extra final norm shows
     outputs={"output": "return"},
     axes=_SEQUENCE_AXES,
@@ -492,6 +576,8 @@ register(UnitSpec(
     probes=lambda: [_x_case(331, "padding"), _x_case(332)],
     mutants=ENCODER_MUTANTS,
     knobbed=_Encoder,
-    properties=(independent_layers("encoder", N_LAYERS), _padding_changes_nothing),
+    # the rate each layer gets: its own dropout1 and dropout2 (its sublayers' are the layer's business)
+    properties=(independent_layers("encoder", N_LAYERS), _padding_changes_nothing,
+                dropout_rates("Encoder", r"layers\.[0-9-]+\.dropout[12]")),
     stand_ins=("EncoderLayer",),
 ))

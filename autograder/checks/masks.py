@@ -36,13 +36,17 @@ def _subsequent(size, device=None, *, diagonal=0, upper=False):
     return torch.triu(ones, diagonal) if upper else torch.tril(ones, diagonal)
 
 
-def _tgt_mask(tgt, pad_idx=0, *, pad=True, causal=True, pad_inverted=False, shape=(1, 1)):
-    """make_tgt_mask with knobs: which parts it combines, the padding test, the causal part's shape."""
+def _tgt_mask(tgt, pad_idx=0, *, pad=True, causal=True, pad_inverted=False, shape=(1, 1), combine="and",
+              expand=False):
+    """make_tgt_mask with knobs: which parts it combines and how (& or |), the padding test, the causal
+    part's shape, and whether a lone causal part is expanded to (B, 1, L, L)."""
     size = tgt.size(-1)
     sub = _subsequent(size, tgt.device).reshape(*shape, size, size)
     padding = _pad_mask(tgt, pad_idx, inverted=pad_inverted)
     if pad and causal:
-        return padding & sub
+        return padding & sub if combine == "and" else padding | sub
+    if causal and expand:
+        return sub.expand(tgt.size(0), 1, size, size)
     return sub if causal else padding
 
 
@@ -79,8 +83,10 @@ _token_unit("make_pad_mask", knobbed=_pad_mask, mutants={
 })
 
 _token_unit("make_tgt_mask", knobbed=_tgt_mask, isolate={"make_pad_mask": VALUES, "make_subsequent_mask": VALUES}, mutants={
-    "mask-tgt-missing-pad": tuple(partial(_tgt_mask, pad=False, shape=s) for s in ((1, 1), (1,))),
-    "mask-tgt-missing-causal": (partial(_tgt_mask, causal=False),),
+    "mask-tgt-missing-pad": tuple(partial(_tgt_mask, pad=False, shape=s) for s in ((1, 1), (1,)))
+    + (partial(_tgt_mask, pad=False, expand=True),),  # the triangle alone, expanded to the right shape
+    # without the causal part, or with | in place of & (a real key is visible wherever it is)
+    "mask-tgt-missing-causal": (partial(_tgt_mask, causal=False), partial(_tgt_mask, combine="or")),
     "mask-pad-inverted": (partial(_tgt_mask, pad_inverted=True),),
 })
 

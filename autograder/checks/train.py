@@ -112,6 +112,9 @@ class _Unit:
     aspects: dict  # aspect -> function(candidate) that raises CheckFailure
     probes: Callable = lambda: []  # cases on which the mutants are told apart
     mutants: dict = field(default_factory=dict)  # id -> tuple of wrong variants
+    # (sentence, variant): a mistake no id of the contract names; when the learner's code behaves like the
+    # variant, the sentence is added to the generic failure's detail, so that it points at the wrong line
+    lookalikes: tuple = ()
     compare: Callable = None  # (got outcome, want outcome, case) -> detail or ''
     plain: Callable = None  # () -> the case every aspect runs first: a stub or an error fails there
 
@@ -150,7 +153,7 @@ def _guard(unit, candidate):
 
 def _error_failure(outcome, case):
     """CheckFailure for a call that raised: the stub, or any other error with its hint."""
-    if isinstance(outcome.error, NotImplementedError):
+    if harness.is_blank(outcome.error):
         return CheckFailure("not-implemented")
     return CheckFailure("runtime-error", f"{case.label}: {harness.describe_error(outcome.error)}")
 
@@ -173,6 +176,21 @@ def _diagnose(unit, candidate, case, got, want):
             if all(_same(mine, _run(variant, p, watched=False), unit, p) for mine, p in zip(learner[1:], probes)):
                 return mistake_id
     return None
+
+
+def _failure(unit, candidate, case, got, want, found):
+    """The CheckFailure for a failed comparison `found` = (id, detail): a known mistake's id if one behaves
+    like the candidate, else `found`, with the sentence of a lookalike mistake that does."""
+    named = _diagnose(unit, candidate, case, got, want)
+    if named:
+        return CheckFailure(named, found[1])
+    probes = unit.probes()
+    learner = [_run(candidate, p) for p in probes]
+    for sentence, variant in unit.lookalikes:
+        if _same(got, _run(variant, case, watched=False), unit, case) and all(
+                _same(mine, _run(variant, p, watched=False), unit, p) for mine, p in zip(learner, probes)):
+            return CheckFailure(found[0], f"{found[1]} {sentence}")
+    return CheckFailure(*found)
 
 
 def _compare_with(judge):
@@ -337,12 +355,13 @@ CAPSTONE["make_batch"] = BATCH
 
 # ------------------------------------------------------------------ noam_rate
 
-def _noam(step, d_model, warmup, factor=1.0, *, warm_up=True):
-    """noam_rate with a knob: warm_up=False is the decay alone, step ** -0.5."""
+def _noam(step, d_model, warmup, factor=1.0, *, warm_up=True, pick=min, scale=-0.5):
+    """noam_rate with knobs: warm_up=False is the decay alone, step ** -0.5; pick=max takes the larger
+    term; scale=0.5 multiplies by d_model ** 0.5."""
     step = max(step, 1)
     if not warm_up:
-        return factor * d_model**-0.5 * step**-0.5
-    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+        return factor * d_model**scale * step**-0.5
+    return factor * d_model**scale * pick(step**-0.5, step * warmup**-1.5)
 
 
 def _noam_case(step, d_model, warmup, factor=None):
@@ -385,6 +404,12 @@ NOAM = _Unit(
     aspects={},
     probes=_noam_probes,
     mutants={"noam-no-warmup": (lambda s, d, w, f=1.0: _noam(s, d, w, f, warm_up=False),)},
+    lookalikes=(
+        ("Your rates are the larger of the two terms at every step: the schedule takes the smaller one, so that "
+         "it rises during the warm-up and decays after it.", lambda s, d, w, f=1.0: _noam(s, d, w, f, pick=max)),
+        ("Your rates are d_model times too large: the scale is d_model ** -0.5 (larger models get smaller rates).",
+         lambda s, d, w, f=1.0: _noam(s, d, w, f, scale=0.5)),
+    ),
     compare=_compare_with(_judge_noam),
     plain=lambda: _noam_cases()[0],
 )
@@ -398,7 +423,7 @@ def _noam_values(candidate):
         if got.error is not None:
             raise _error_failure(got, case)
         if found:
-            raise CheckFailure(_diagnose(NOAM, candidate, case, got, want) or found[0], found[1])
+            raise _failure(NOAM, candidate, case, got, want, found)
 
 
 def _noam_properties(candidate):
@@ -408,6 +433,9 @@ def _noam_properties(candidate):
     for step in range(0, 3 * warmup):
         case = _noam_case(step, d_model, warmup)
         got = _run(candidate, case)
+        if got.error is not None and step == 0 and isinstance(got.error, ZeroDivisionError):
+            raise CheckFailure("property-violated", f"{case.label} raised {harness.describe_error(got.error)}\n"
+                               "Step 0 must be treated as step 1: 0 ** -0.5 divides by zero.")
         if got.error is not None:
             raise _error_failure(got, case)
         rates[step] = _as_number(got.result)
@@ -438,16 +466,19 @@ CAPSTONE["noam_rate"] = NOAM
 G_VOCAB, G_BOS, G_EOS = 11, 1, 2
 
 
-def _greedy(model, src, src_mask, max_len, bos_idx, eos_idx=None, *, feedback=True):
-    """greedy_decode with a knob: feedback=False decodes from the first token only, at every step."""
+def _greedy(model, src, src_mask, max_len, bos_idx, eos_idx=None, *, feedback="all", position=-1, generator=True):
+    """greedy_decode with knobs: feedback="first" decodes the start token alone at every step, "newest" the
+    newest token alone; position=0 reads the decoder's first position, not its last; generator=False takes
+    the argmax of the decoder's output itself."""
     with torch.no_grad():
         memory = model.encode(src, src_mask)
         ys = torch.full((src.size(0), 1), bos_idx, dtype=torch.long, device=src.device)
         for _ in range(max_len - 1):
-            read = ys if feedback else ys[:, :1]
+            read = {"all": ys, "first": ys[:, :1], "newest": ys[:, -1:]}[feedback]
             mask = torch.tril(torch.ones(1, read.size(1), read.size(1), dtype=torch.bool, device=src.device))
-            out = model.decode(memory, src_mask, read, mask)
-            ys = torch.cat([ys, model.generator(out[:, -1]).argmax(dim=-1, keepdim=True)], dim=1)
+            out = model.decode(memory, src_mask, read, mask)[:, position]
+            scores = model.generator(out) if generator else out
+            ys = torch.cat([ys, scores.argmax(dim=-1, keepdim=True)], dim=1)
             if eos_idx is not None and (ys == eos_idx).any(dim=1).all():
                 break
     return ys
@@ -513,7 +544,7 @@ def _greedy_compare_cases(candidate, cases):
             raise _error_failure(got, case)
         found = _prefix_problem(got, want, case)
         if found:
-            raise CheckFailure(_diagnose(GREEDY, candidate, case, got, want) or found[0], found[1])
+            raise _failure(GREEDY, candidate, case, got, want, found)
 
 
 def _greedy_properties(candidate):
@@ -552,7 +583,16 @@ GREEDY = _Unit(
         "device": _greedy_device,
     },
     probes=lambda: [_greedy_case(701, 2, 5, 6, shift=2)],
-    mutants={"greedy-no-feedback": (lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback=False),)},
+    mutants={"greedy-no-feedback": (lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback="first"),)},
+    lookalikes=(
+        ("Each step decodes only the newest token: the decoder must read everything produced so far, the start "
+         "token included.", lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback="newest")),
+        ("The tokens are what the decoder predicts at its first position: the next token comes from the last "
+         "position, the one that read the newest token.", lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, position=0)),
+        ("The tokens are the argmax of the decoder's output itself: that output is a vector of d_model features; "
+         "the generator turns it into log-probabilities over the vocabulary.",
+         lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, generator=False)),
+    ),
     compare=_compare_with(_prefix_problem),
     plain=lambda: _greedy_cases()[0],
 )

@@ -37,8 +37,8 @@ class MultiHeadAttention(nn.Module):
         scores = q @ k.transpose(-2, -1) / self.d_k ** 0.5
         if mask is not None:
             scores = scores.masked_fill(mask == 0, -1e9)
-        self.attn = self.dropout(F.softmax(scores, dim=-1))
-        return self.w_o(merge_heads(self.attn @ v))
+        self.attn = F.softmax(scores, dim=-1)  # the weights before dropout (COURSE.md)
+        return self.w_o(merge_heads(self.dropout(self.attn) @ v))
 '''
 
 TGT_MASK_CELL = '''

@@ -224,3 +224,102 @@ class AdditiveMHAScorerPerHead(_MultiHeadAttention):
         outs, weights = zip(*(self.score[h](q[:, h], k[:, h], v[:, h], None if mask is None else mask[:, 0])
                               for h in range(self.n_head)))
         return torch.stack(outs, 1), torch.stack(weights, 1)
+
+
+# ------------------------------------------------------------------ issue 16: mistakes of the walkthrough
+
+
+@bug("AdditiveAttention", "shape", "values")
+class AdditiveSqueezeEveryAxis(_Scorer):
+    """`.squeeze()` without an axis: right while L_q > 1, and a single query (greedy decoding) loses its axis."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze()
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        weights = scores.softmax(dim=-1)
+        return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug("AdditiveAttention", "property-violated", "properties")
+class AdditiveReturnsDroppedWeights(_Scorer):
+    """The weights after dropout returned: right in evaluation, rows no longer summing to 1 in training."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        weights = scores.softmax(dim=-1)
+        if dropout is not None:
+            weights = dropout(weights)
+        return weights @ value, weights
+
+
+@bug("AdditiveAttention", "wrong-values", "masks")
+class AdditiveMaskInverted(_Scorer):
+    """Blocks the keys marked True: the visible test names it ([property-violated], the wrong way round)."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(mask, -1e9)
+        weights = scores.softmax(dim=-1)
+        return weights @ value, weights
+
+
+@bug("AdditiveAttention", "wrong-values", "values")
+class AdditiveProjectionsSwapped(_Scorer):
+    """w_k on the queries and w_q on the keys: the visible test names it ([property-violated], w_q for queries)."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_k(query).unsqueeze(-2) + self.w_q(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        weights = scores.softmax(dim=-1)
+        return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug("AdditiveMultiHeadAttention", "property-violated", "properties")
+class AdditiveMHANoDropout(_MultiHeadAttention):
+    """attend forgets self.dropout: right in evaluation mode."""
+
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__(d_model, n_head, dropout)
+        self.score = AdditiveUnsqueeze(self.d_k, self.d_k)
+
+    def attend(self, q, k, v, mask):
+        return self.score(q, k, v, mask)
+
+
+@bug("AdditiveMultiHeadAttention", "wrong-values", "values")
+class AdditiveMHAStillDotProduct(_MultiHeadAttention):
+    """A score submodule built, and attend left as the dot product: the visible test names it (attend must use self.score)."""
+
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__(d_model, n_head, dropout)
+        self.score = AdditiveUnsqueeze(self.d_k, self.d_k)
+
+
+@bug("AdditiveMultiHeadAttention", "runtime-error", "values")
+class AdditiveMHAScorerOnDModel(_MultiHeadAttention):
+    """AdditiveAttention(d_model, d_model), where the exercise says (d_k, d_k): the run fails before the weights
+    are compared, with the hint that d_model meets d_k (the visible test names it [wrong-interface], (d_k, d_k))."""
+
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__(d_model, n_head, dropout)
+        self.score = AdditiveUnsqueeze(d_model, d_model)
+
+    def attend(self, q, k, v, mask):
+        return self.score(q, k, v, mask, self.dropout)
+
+
+@bug("AdditiveAttention", "property-violated", "properties")
+class AdditiveMaskFillZero(_Scorer):
+    """Blocked scores set to 0, which e^0 = 1 still weighs: blocked keys keep some weight."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, 0.0)
+        weights = scores.softmax(dim=-1)
+        return (dropout(weights) if dropout is not None else weights) @ value, weights

@@ -180,3 +180,66 @@ def sdpa_dropout_on_the_output(query, key, value, mask=None, dropout=None):
     weights = torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)), dim=-1)
     output = weights @ value
     return (dropout(output) if dropout is not None else output), weights
+
+
+# ------------------------------------------------------------------ found by the learner walkthrough (issue 16)
+
+
+@bug(UNIT, "sdpa-softmax-dim", "values", "masks", "properties")
+def sdpa_softmax_over_queries_minus_inf(query, key, value, mask=None, dropout=None):
+    """The softmax over the queries with -inf for blocked keys: a fully blocked column is NaN, the axis is the mistake."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    weights = F.softmax(scores, dim=-2)
+    return weights @ value, weights
+
+
+@bug(UNIT, "sdpa-key-transpose", "values", "masks")
+def sdpa_key_dot_T(query, key, value, mask=None, dropout=None):
+    """`key.T` reverses every axis of a 3-D or 4-D key (PyTorch warns it is deprecated there)."""
+    scores = query @ key.T / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+@bug(UNIT, "runtime-error", "values")
+def sdpa_permute_for_3d_only(query, key, value, mask=None, dropout=None):
+    """key.permute(0, 2, 1): right for 3-D inputs, an error for the heads' 4-D ones."""
+    scores = query @ key.permute(0, 2, 1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1e9)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+@bug(UNIT, "wrong-values", "values")
+def sdpa_dk_from_the_query_length(query, key, value, mask=None, dropout=None):
+    """d_k read from axis -2 (the number of queries), not from the feature axis."""
+    d_k = query.size(-2)
+    weights = torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(d_k), dim=-1)
+    return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug(UNIT, "wrong-values", "values")
+def sdpa_dropout_never_applied(query, key, value, mask=None, dropout=None):
+    """The dropout argument is accepted and never used."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+@bug(UNIT, "property-violated", "properties")
+def sdpa_returns_dropped_weights(query, key, value, mask=None, dropout=None):
+    """Dropout applied in place of the weights, so the weights returned are the dropped ones."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    if dropout is not None:
+        weights = dropout(weights)
+    return weights @ value, weights

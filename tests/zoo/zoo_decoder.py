@@ -222,3 +222,49 @@ class DecoderEveryLayerReadsTheInput(DecoderComprehension):
         for layer in self.layers:
             out = layer(x, memory, src_mask, tgt_mask)
         return out
+
+
+# ------------------------------------------------------------------ dropout (issue 16: the value aspects run in eval mode)
+
+
+@bug("DecoderLayer", "property-violated", "properties")
+class DecoderLayerOneDropoutThrice(_Parts):
+    """dropout1 copy-pasted into every step: dropout2 and dropout3 never act."""
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout1(self.self_attn(x, x, x, tgt_mask)))
+        x = self.norm2(x + self.dropout1(self.cross_attn(x, memory, memory, src_mask)))
+        return self.norm3(x + self.dropout1(self.ffn(x)))
+
+
+@bug("DecoderLayer", "property-violated", "properties")
+class DecoderLayerNoCrossDropout(_Parts):
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.norm1(x + self.dropout1(self.self_attn(x, x, x, tgt_mask)))
+        x = self.norm2(x + self.cross_attn(x, memory, memory, src_mask))
+        return self.norm3(x + self.dropout3(self.ffn(x)))
+
+
+@bug("DecoderLayer", "property-violated", "properties")
+class DecoderLayerDropoutAfterNorm(_Parts):
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.dropout1(self.norm1(x + self.self_attn(x, x, x, tgt_mask)))
+        x = self.dropout2(self.norm2(x + self.cross_attn(x, memory, memory, src_mask)))
+        return self.dropout3(self.norm3(x + self.ffn(x)))
+
+
+@bug("DecoderLayer", "property-violated", "properties")
+class DecoderLayerCrossAttentionDefaultDropout(DecoderLayerNamedSteps):
+    """cross_attn built without the dropout argument: its attention dropout stays at the default 0.1."""
+
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        super().__init__(d_model, n_head, d_ff, dropout)
+        self.cross_attn = MHAEinsum(d_model, n_head)
+
+
+@bug("Decoder", "property-violated", "properties")
+class DecoderForgetsSourceMask(DecoderComprehension):
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask)
+        return x

@@ -48,6 +48,41 @@ class EmbeddingsUnscaled(_Table):
         return self.lut(tokens)
 
 
+# The learner walkthrough's (tests/walkthrough/cases_05.py): another factor than sqrt(d_model), a one-hot
+# sized by the ids it sees, the table's arguments swapped.
+
+
+@bug("Embeddings", "embed-no-scale", "values", "float64", "grad")
+class EmbeddingsDividedBySqrt(_Table):
+    def forward(self, tokens):
+        return self.lut(tokens) / math.sqrt(self.d_model)
+
+
+@bug("Embeddings", "embed-no-scale", "values", "float64", "grad")
+class EmbeddingsTimesDModel(_Table):
+    def forward(self, tokens):
+        return self.lut(tokens) * self.d_model
+
+
+@bug("Embeddings", "runtime-error", "values")
+class EmbeddingsOneHotWithoutClasses(_Table):
+    """F.one_hot sizes itself by the largest id it sees: fine while the tokens hold vocab_size - 1, not otherwise."""
+
+    def forward(self, tokens):
+        return (F.one_hot(tokens).float() @ self.lut.weight) * math.sqrt(self.d_model)
+
+
+@bug("Embeddings", "wrong-interface", "values")
+class EmbeddingsTableSwapped(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.lut = nn.Embedding(d_model, vocab_size)
+        self.d_model = d_model
+
+    def forward(self, tokens):
+        return self.lut(tokens) * math.sqrt(self.d_model)
+
+
 # ------------------------------------------------------------------ PositionalEncoding
 
 
@@ -185,6 +220,54 @@ class PEForgetsInput(_Sinusoid):
         return self.dropout(self.pe[:, : x.size(1)])  # the encodings alone: x is never added
 
 
+# The walkthrough's: a sine in both columns of a pair; the dropout missing, or on x alone, or always on.
+
+
+@bug("PositionalEncoding", "property-violated", "properties")
+class PEBothSines(_Sinusoid):
+    def table(self, d_model, max_len):
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(max_len).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.sin(position * div_term)
+        return pe
+
+
+@bug("PositionalEncoding", "property-violated", "properties")
+class PENoDropout(_Sinusoid):
+    table = PEFloat32DivTerm.table
+
+    def forward(self, x):
+        return x + self.pe[:, : x.size(1)]
+
+
+@bug("PositionalEncoding", "property-violated", "properties")
+class PEDropoutOnXOnly(_Sinusoid):
+    table = PEFloat32DivTerm.table
+
+    def forward(self, x):
+        return self.dropout(x) + self.pe[:, : x.size(1)]
+
+
+@bug("PositionalEncoding", "wrong-values", "values")
+class PEFunctionalDropoutAlwaysOn(_Sinusoid):
+    """F.dropout without training=self.training: it drops in eval mode too."""
+
+    table = PEFloat32DivTerm.table
+
+    def forward(self, x):
+        return F.dropout(x + self.pe[:, : x.size(1)], p=self.dropout.p)
+
+
+@bug("PositionalEncoding", "runtime-error", "values")
+class PESlicedByBatch(_Sinusoid):
+    table = PEFloat32DivTerm.table
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(0)])
+
+
 # ------------------------------------------------------------------ EncoderLayer
 
 
@@ -258,6 +341,56 @@ class LayerDropsMask(_Parts):
     def forward(self, x, mask=None):
         x = self.norm1(x + self.dropout1(self.self_attn(x, x, x)))
         return self.norm2(x + self.dropout2(self.ffn(x)))
+
+
+# The walkthrough's: the FFN on the layer's input; attention's result unpacked as (output, weights); the dropouts
+# missing, after the norms, or at the sublayers' default rate; the FFN built with dropout where d_ff belongs.
+
+
+@bug("EncoderLayer", "wrong-values", "values")
+class LayerFFNReadsInput(_Parts):
+    def forward(self, x, mask=None):
+        h = self.norm1(x + self.dropout1(self.self_attn(x, x, x, mask)))
+        return self.norm2(h + self.dropout2(self.ffn(x)))
+
+
+@bug("EncoderLayer", "wrong-values", "values")
+class LayerUnpacksAttention(_Parts):
+    """`attn_out, _ = self.self_attn(...)`, as if attention returned its weights too: with B=2 it unpacks the batch."""
+
+    def forward(self, x, mask=None):
+        attn_out, _ = self.self_attn(x, x, x, mask)
+        x = self.norm1(x + self.dropout1(attn_out))
+        return self.norm2(x + self.dropout2(self.ffn(x)))
+
+
+@bug("EncoderLayer", "property-violated", "properties")
+class LayerNoDropout(_Parts):
+    def forward(self, x, mask=None):
+        x = self.norm1(x + self.self_attn(x, x, x, mask))
+        return self.norm2(x + self.ffn(x))
+
+
+@bug("EncoderLayer", "property-violated", "properties")
+class LayerDropoutAfterNorm(_Parts):
+    def forward(self, x, mask=None):
+        x = self.dropout1(self.norm1(x + self.self_attn(x, x, x, mask)))
+        return self.dropout2(self.norm2(x + self.ffn(x)))
+
+
+@bug("EncoderLayer", "property-violated", "properties")
+class LayerSublayersAtDefaultRate(LayerSavedResidual):
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        super().__init__(d_model, n_head, d_ff, dropout)
+        self.self_attn = MHAViewContiguous(d_model, n_head)
+        self.ffn = FeedForwardFunctional(d_model, d_ff)
+
+
+@bug("EncoderLayer", "runtime-error", "values")
+class LayerFFNWithDropoutForDFF(LayerSavedResidual):
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        super().__init__(d_model, n_head, d_ff, dropout)
+        self.ffn = FeedForwardFunctional(d_model, dropout)
 
 
 # ------------------------------------------------------------------ Encoder
@@ -342,3 +475,56 @@ class EncoderExtraFinalNorm(EncoderComprehension):
         for layer in self.layers:
             x = layer(x, mask)
         return F.layer_norm(x, x.shape[-1:])
+
+
+# The walkthrough's: the rate not passed on, the layers not chained, a Python list, a final norm module, and
+# EncoderLayer called with dropout where d_ff belongs.
+
+
+@bug("Encoder", "property-violated", "properties")
+class EncoderDropoutNotPassed(EncoderComprehension):
+    def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
+        nn.Module.__init__(self)
+        self.layers = nn.ModuleList([LayerSavedResidual(d_model, n_head, d_ff) for _ in range(n_layers)])
+
+
+@bug("Encoder", "wrong-values", "values")
+class EncoderEachLayerOnInput(EncoderComprehension):
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            out = layer(x, mask)
+        return out
+
+
+@bug("Encoder", "wrong-values", "values")
+class EncoderReturnsInTheLoop(EncoderComprehension):
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+            return x
+
+
+@bug("Encoder", "wrong-interface", "values")
+class EncoderPythonList(EncoderComprehension):
+    def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
+        nn.Module.__init__(self)
+        self.layers = [LayerSavedResidual(d_model, n_head, d_ff, dropout) for _ in range(n_layers)]
+
+
+@bug("Encoder", "wrong-interface", "values")
+class EncoderFinalNormModule(EncoderComprehension):
+    def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
+        super().__init__(d_model, n_head, d_ff, n_layers, dropout)
+        self.norm = nn.LayerNorm(d_model)
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.norm(x)
+
+
+@bug("Encoder", "runtime-error", "values")
+class EncoderLayerCalledWithDropoutForDFF(EncoderComprehension):
+    def __init__(self, d_model, n_head, d_ff, n_layers, dropout=0.1):
+        nn.Module.__init__(self)
+        self.layers = nn.ModuleList([LayerSavedResidual(d_model, n_head, dropout) for _ in range(n_layers)])

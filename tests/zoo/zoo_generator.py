@@ -172,3 +172,90 @@ class TransformerXavierLinearsOnly(_Model):
 class TransformerNoGenerator(_Model):
     def forward(self, src, tgt, src_mask, tgt_mask):
         return self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
+
+
+# ------------------------------------------------------------------ issue 16: mistakes of the walkthrough
+
+
+@bug("Generator", "property-violated", "properties")
+class GeneratorUnshiftedFormula(_Projection):
+    """z - log(sum(exp(z))) without the max shift: exp overflows to inf for confident logits."""
+
+    def forward(self, x):
+        logits = self.proj(x)
+        return logits - logits.exp().sum(-1, keepdim=True).log()
+
+
+@bug("Transformer", "property-violated", "properties")
+class TransformerXavierBeforeGenerator(_Model):
+    """The Xavier loop run before the generator exists: the generator keeps PyTorch's default start."""
+
+    def __init__(self, src_vocab, tgt_vocab, d_model=512, n_head=8, n_layers=6, d_ff=2048, dropout=0.1, max_len=5000):
+        nn.Module.__init__(self)
+        self.src_embed = _embed(src_vocab, d_model, max_len, dropout)
+        self.tgt_embed = _embed(tgt_vocab, d_model, max_len, dropout)
+        self.encoder = EncoderComprehension(d_model, n_head, d_ff, n_layers, dropout)
+        self.decoder = DecoderComprehension(d_model, n_head, d_ff, n_layers, dropout)
+        self.initialise()
+        self.generator = self.generator_class(d_model, tgt_vocab)
+
+
+
+@bug("Transformer", "property-violated", "properties")
+class TransformerXavierBeforeStacks(_Model):
+    """The Xavier loop in the first blank, right after the embeddings: encoder, decoder and generator keep the default."""
+
+    def __init__(self, src_vocab, tgt_vocab, d_model=512, n_head=8, n_layers=6, d_ff=2048, dropout=0.1, max_len=5000):
+        nn.Module.__init__(self)
+        self.src_embed = _embed(src_vocab, d_model, max_len, dropout)
+        self.tgt_embed = _embed(tgt_vocab, d_model, max_len, dropout)
+        self.initialise()
+        self.encoder = EncoderComprehension(d_model, n_head, d_ff, n_layers, dropout)
+        self.decoder = DecoderComprehension(d_model, n_head, d_ff, n_layers, dropout)
+        self.generator = self.generator_class(d_model, tgt_vocab)
+
+
+@bug("Transformer", "property-violated", "properties")
+class TransformerXavierNormal(_Model):
+    def initialise(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_normal_(p)
+
+
+@bug("Transformer", "property-violated", "properties")
+class TransformerDropoutNotPassed(_Model):
+    """The positional encodings built without the dropout argument: their default p = 0.1 drops even at dropout=0."""
+
+    def __init__(self, src_vocab, tgt_vocab, d_model=512, n_head=8, n_layers=6, d_ff=2048, dropout=0.1, max_len=5000):
+        super().__init__(src_vocab, tgt_vocab, d_model, n_head, n_layers, d_ff, dropout, max_len)
+        self.src_embed = _embed(src_vocab, d_model, max_len, 0.1)
+        self.tgt_embed = _embed(tgt_vocab, d_model, max_len, 0.1)
+        self.initialise()
+
+
+@bug("Transformer", "wrong-values", "values")
+class TransformerNoPositionalEncoding(_Model):
+    """Embeddings alone: the visible test names it ([property-violated], the position signal is missing)."""
+
+    def __init__(self, src_vocab, tgt_vocab, d_model=512, n_head=8, n_layers=6, d_ff=2048, dropout=0.1, max_len=5000):
+        super().__init__(src_vocab, tgt_vocab, d_model, n_head, n_layers, d_ff, dropout, max_len)
+        self.src_embed = nn.Sequential(EmbeddingsTimesSqrt(src_vocab, d_model))
+        self.tgt_embed = nn.Sequential(EmbeddingsTimesSqrt(tgt_vocab, d_model))
+        self.initialise()
+
+
+@bug("Transformer", "wrong-values", "values", "masks")
+class TransformerEncodeWithoutMask(_Model):
+    """encode forgets src_mask: the visible test names it ([property-violated], the source padding is seen)."""
+
+    def encode(self, src, src_mask):
+        return self.encoder(self.src_embed(src))
+
+
+@bug("Transformer", "wrong-values", "values")
+class TransformerDecodeWithoutTgtMask(_Model):
+    """decode forgets tgt_mask: the visible test names it ([property-violated], the future is seen)."""
+
+    def decode(self, memory, src_mask, tgt, tgt_mask):
+        return self.decoder(self.tgt_embed(tgt), memory, src_mask)

@@ -201,3 +201,88 @@ class MHALoopAssumingFourDimensionalMasks(_Base):
             maps.append(attn)
         self.attn = torch.stack(maps, dim=1)
         return self.w_o(torch.cat(outs, dim=-1))
+
+
+# ------------------------------------------------------------------ found by the learner walkthrough (issue 16)
+
+
+@bug("split_heads", "runtime-error", "values")
+def split_float_d_k(x, n_head):
+    """d_k = d_model / n_head is a float, which view() refuses."""
+    batch, length, d_model = x.shape
+    return x.view(batch, length, n_head, d_model / n_head).transpose(1, 2)
+
+
+@bug("split_heads", "runtime-error", "values")
+def split_view_d_model(x, n_head):
+    """d_model where d_k is meant: the view asks for n_head times too many numbers."""
+    batch, length, d_model = x.shape
+    return x.view(batch, length, n_head, d_model).transpose(1, 2)
+
+
+@bug("split_heads", "wrong-values", "values", "float64")
+def split_strided(x, n_head):
+    """The feature axis cut as (d_k, n_head): each head gets every n_head-th feature."""
+    batch, length, d_model = x.shape
+    return x.view(batch, length, d_model // n_head, n_head).permute(0, 3, 1, 2)
+
+
+@bug("merge_heads", "runtime-error", "values")
+def merge_view_without_contiguous(x):
+    """view() straight after the transpose: the memory is no longer in order."""
+    batch, n_head, length, d_k = x.shape
+    return x.transpose(1, 2).view(batch, length, n_head * d_k)
+
+
+@bug("merge_heads", "wrong-values", "values", "float64")
+def merge_features_interleaved(x):
+    """The head axis moved behind the features: feature j of every head, then feature j + 1 ..."""
+    batch, n_head, length, d_k = x.shape
+    return x.permute(0, 2, 3, 1).reshape(batch, length, n_head * d_k)
+
+
+@bug("MultiHeadAttention", "property-violated", "properties")
+class MHADropoutNeverUsed(MHAViewContiguous):
+    """self.dropout is built and never handed to the attention."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask)
+        return self.w_o(out.transpose(1, 2).reshape(query.size(0), -1, self.d_model))
+
+
+@bug("MultiHeadAttention", "property-violated", "properties")
+class MHADropoutOnTheOutput(MHAViewContiguous):
+    """self.dropout applied to the layer's output instead of the attention weights."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask)
+        return self.dropout(self.w_o(out.transpose(1, 2).reshape(query.size(0), -1, self.d_model)))
+
+
+@bug("MultiHeadAttention", "property-violated", "properties")
+class MHAKeepsDroppedWeights(MHAViewContiguous):
+    """self.attn holds the weights after dropout."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(value))
+        _, weights = _attention(q, k, v, mask)
+        self.attn = self.dropout(weights)
+        return self.w_o((self.attn @ v).transpose(1, 2).reshape(query.size(0), -1, self.d_model))
+
+
+@bug("MultiHeadAttention", "wrong-interface", "values")
+class MHAReturnsWeightsToo(MHAViewContiguous):
+    """forward returns (output, weights), as some tutorials do; the weights belong in self.attn."""
+
+    def forward(self, query, key, value, mask=None):
+        return super().forward(query, key, value, mask), self.attn
+
+
+@bug("MultiHeadAttention", "runtime-error", "masks")
+class MHAUnsqueezesTheMask(MHAViewContiguous):
+    """The mask unsqueezed once more: a (B, 1, 1, L_k) mask becomes 5-D and the scores with it."""
+
+    def forward(self, query, key, value, mask=None):
+        return super().forward(query, key, value, None if mask is None else mask.unsqueeze(1))

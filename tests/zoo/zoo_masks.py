@@ -95,3 +95,15 @@ def tgt_mask_only_padding(tgt, pad_idx=0):
 @bug("make_tgt_mask", "mask-fixed-device", "device")
 def tgt_mask_causal_on_cpu(tgt, pad_idx=0):
     return _pad(tgt, pad_idx) & _causal(tgt.size(-1), None)
+
+
+@bug("make_tgt_mask", "mask-tgt-missing-pad")
+def tgt_mask_causal_expanded(tgt, pad_idx=0):
+    """Only the triangle, expanded to the right shape (B, 1, L, L): the shape hides the missing padding."""
+    return _causal(tgt.size(-1), tgt.device).unsqueeze(0).expand(tgt.size(0), 1, -1, -1)
+
+
+@bug("make_tgt_mask", "mask-tgt-missing-causal")
+def tgt_mask_or(tgt, pad_idx=0):
+    """| in place of &: a real key is visible from every query, the future included."""
+    return _pad(tgt, pad_idx) | _causal(tgt.size(-1), tgt.device)

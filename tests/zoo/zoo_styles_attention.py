@@ -1,6 +1,6 @@
 """Right scaled_dot_product_attention in the styles of public tutorials and code bases.
 
-Each is written from scratch: the Annotated Transformer's (dropped weights returned),
+Each is written from scratch: the Annotated Transformer's (dropped weights returned: wrong here),
 nanoGPT's, d2l's masked softmax, Whisper's split scale, an additive float bias, an outer
 product summed, a softmax written out, masks turned into numbers and compared.
 """
@@ -9,14 +9,15 @@ import math
 import torch
 import torch.nn.functional as F
 
-from . import right
+from . import bug, right
 
 UNIT = "scaled_dot_product_attention"
 
 
-@right(UNIT)
+@bug(UNIT, "property-violated", "properties")
 def sdpa_annotated(query, key, value, mask=None, dropout=None):
-    """Returns the weights after dropout, as the Annotated Transformer does (equal in eval mode)."""
+    """Returns the weights after dropout, as the Annotated Transformer does: equal in eval mode, but
+    COURSE.md returns the weights from before dropout (rows summing to 1)."""
     d_k = query.size(-1)
     scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
     if mask is not None:

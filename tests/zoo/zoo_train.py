@@ -72,3 +72,44 @@ class LossDistOnCpu(_Loss):
         true_dist = torch.full(log_probs.shape, self.smoothing / (self.vocab_size - 2), dtype=log_probs.dtype)
         true_dist = true_dist.scatter(1, target.unsqueeze(1), 1 - self.smoothing)
         return F.kl_div(log_probs, true_dist, reduction="sum")
+
+
+# ------------------------------------------------------------------ issue 16: the walkthrough's mistakes
+# (tests/walkthrough/cases_10.py), as the hidden checks see them
+
+class _Smoothed(_Loss):
+    spread, zero_column, kl = 2, True, True
+
+    def forward(self, log_probs, target):
+        true_dist = torch.full_like(log_probs, self.smoothing / (self.vocab_size - self.spread))
+        true_dist.scatter_(1, target.unsqueeze(1), 1 - self.smoothing)
+        if self.zero_column:
+            true_dist[:, self.pad_idx] = 0
+        true_dist[target == self.pad_idx] = 0
+        if not self.kl:
+            return -(true_dist * log_probs).sum()
+        return F.kl_div(log_probs, true_dist, reduction="sum")
+
+
+@bug("LabelSmoothingLoss", "wrong-values", "values", "float64")
+class LossSpreadOverVMinusOne(_Smoothed):
+    """eps / (V - 1), padding column and padding rows zeroed: a target summing to less than 1."""
+    spread = 1
+
+
+@bug("LabelSmoothingLoss", "wrong-values", "values")
+class LossPadColumnKept(_Smoothed):
+    zero_column = False
+
+
+@bug("LabelSmoothingLoss", "wrong-values", "values")
+class LossCrossEntropy(_Smoothed):
+    kl = False
+
+
+@bug("LabelSmoothingLoss", "runtime-error", "values")
+class LossIndexNotUnsqueezed(_Loss):
+    def forward(self, log_probs, target):
+        true_dist = torch.full_like(log_probs, self.smoothing / (self.vocab_size - 2))
+        true_dist.scatter_(1, target, 1 - self.smoothing)
+        return F.kl_div(log_probs, true_dist, reduction="sum")
