@@ -502,7 +502,7 @@ def describe_error(error):
     described = f"{type(error).__name__}: {text[:300]}" if text else f"{type(error).__name__} (with no message)"
     if line:
         described += f"\nYour own code raised it, at {line}: was that input really wrong?" if isinstance(
-            error, (AssertionError, ValueError)) else f"\nRaised at {line}."
+            error, (AssertionError, ValueError)) and getattr(error, "raised_by_learner", True) else f"\nRaised at {line}."
     return described + (f"\nHint: {hint}" if hint else "")
 
 
@@ -541,7 +541,7 @@ def mark_learner_line(error, target):
         error.learner_line = f"line {number} of your cell" + (f", `{text[:200]}`" if text else "")
         # a `raise` statement of theirs; an error from a C++ operation has no frame of its own
         # (with no text to read, as for code made from a string, its last frame decides)
-        error.raised_by_learner = found is last and (not text or text.startswith("raise"))
+        error.raised_by_learner = found is last and (not text or text.startswith(("raise", "assert")))
     except AttributeError:  # an exception type without a __dict__
         pass
 

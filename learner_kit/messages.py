@@ -366,8 +366,7 @@ _ERROR_HINTS = (
      "product do not line up: print both shapes; the leading (batch) axes must agree and only the last "
      "two meet. A transpose of the wrong axes (or `.T`, which reverses them all) does this."),
     ("", "must match the size of tensor", "Two tensors do not line up: print their shapes and "
-     "check which axes should meet. A reduction (sum, mean, var, max) drops the axis it reduces "
-     "unless keepdim=True keeps it with size 1."),
+     "check which axes should meet."),
     ("", "index tensor must have the same number of dimensions", "gather and scatter need an index "
      "with as many axes as the tensor they work on: an index of shape (N,) for an (N, V) tensor needs "
      "an axis added, (N, 1)."),

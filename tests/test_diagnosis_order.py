@@ -158,7 +158,7 @@ def test_a_scalar_result_says_what_it_is_and_what_was_expected():
 @pytest.mark.parametrize("make_error, fragment", [
     (lambda: torch.randn(6, 8) @ torch.randn(4, 4), "d_model where d_k is meant"),
     (lambda: torch.randn(2, 3, 4) @ torch.randn(2, 3, 4), "`.T`, which reverses them all"),
-    (lambda: torch.randn(2, 5, 3) - torch.randn(2, 5), "keepdim=True"),
+    (lambda: torch.cat([torch.randn(2, 5), torch.randn(2)]), "keepdim=True"),
     (lambda: torch.nn.Module()(1), "no `forward` method"),
 ])
 def test_shape_errors_get_the_hint_of_their_likely_cause(make_error, fragment):
@@ -248,3 +248,16 @@ def test_a_second_name_for_a_right_parameter_is_not_reported_as_extra():
     module = unit(8, 2)
     weights = {k: v.clone() for k, v in module.state_dict().items() if not k.startswith("projections")}
     assert harness.load_weights(module, weights) == ()
+
+
+def test_an_error_raised_by_pytorch_inside_the_learners_line_is_not_called_their_own():
+    unit = cell('''
+def init(weight):
+    torch.nn.init.xavier_uniform_(weight)
+    return weight
+''', "init", "/tmp/ipykernel_0/cell_xavier.py")
+    with pytest.raises(ValueError) as caught:
+        unit(torch.ones(3))  # xavier needs two axes: PyTorch raises, inside the learner's line
+    harness.mark_learner_line(caught.value, unit)
+    text = harness.describe_error(caught.value)
+    assert "Raised at line 2 of your cell" in text and "Your own code raised it" not in text
