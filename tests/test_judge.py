@@ -188,3 +188,16 @@ def test_the_visible_cell_names_from_outside_what_the_notebooks_own_checks_name(
     verdicts = judge.verify(source, solved)
     passed, message = verdicts["make_tgt_mask-visible"]
     assert not passed and message.startswith("[mask-tgt-missing-pad]"), message
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_graded_cell_of_the_course_is_decided_outside(assignment):
+    """A graded cell the judge does not recognise would run in the learner's process, its verdict theirs."""
+    from types import SimpleNamespace
+
+    from autograder.grading.judge import graded_call
+
+    for cell in notebook(SOLUTIONS, assignment).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade"):
+            assert graded_call(SimpleNamespace(source=cell.source, grade_id=meta["grade_id"])) is not None, meta["grade_id"]

@@ -64,8 +64,9 @@ def _graded_call(cell):
         tree = ast.parse(cell.source)
     except SyntaxError:
         return None
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-             and node.func.id in CHECK_FUNCTIONS]
+    # the cell's own specific checks (functions it defines) run beside the learner's code, not here
+    calls = [node for node in _outside_functions(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id in CHECK_FUNCTIONS]
     unit = cell.grade_id.split("-")[0]
     if not calls and cell.grade_id.endswith("-visible"):
         return GradedCall(unit, unit, "visible")  # a visible cell of asserts only: its unit's values decide
@@ -79,6 +80,16 @@ def _graded_call(cell):
     if len(args) < 3 or not isinstance(args[2], ast.Constant):
         return None
     return GradedCall(str(args[0].value), args[1].id, str(args[2].value))
+
+
+def _outside_functions(tree):
+    """Every node of ``tree`` but those inside a function or class body."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(child for child in ast.iter_child_nodes(node)
+                       if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)))
 
 
 # ---------------------------------------------------------------- the server process
