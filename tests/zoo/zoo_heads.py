@@ -280,9 +280,10 @@ class MHAReturnsWeightsToo(MHAViewContiguous):
         return super().forward(query, key, value, mask), self.attn
 
 
-@bug("MultiHeadAttention", "runtime-error", "masks")
+@bug("MultiHeadAttention", "shape", "masks")
 class MHAUnsqueezesTheMask(MHAViewContiguous):
-    """The mask unsqueezed once more: a (B, 1, 1, L_k) mask becomes 5-D and the scores with it."""
+    """The mask unsqueezed once more: a (B, 1, 1, L_k) mask becomes 5-D and the scores with it
+    (the weights come back 5-D; where the values meet them first, an error instead)."""
 
     def forward(self, query, key, value, mask=None):
         return super().forward(query, key, value, None if mask is None else mask.unsqueeze(1))
