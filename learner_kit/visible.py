@@ -41,7 +41,6 @@ def check_visible(unit_name, candidate, *specific_checks):
     code during a specific check is reported as a [runtime-error] with the line that raised it,
     and a check that cannot run on results already found wrong gives way to what was found.
     """
-    __tracebackhide__ = True  # IPython (and pytest) show the message, not this function's frame
     message = visible_problem(unit_name, candidate)
     if message and not _is_generic(message):
         raise AssertionError(message)
