@@ -1,0 +1,42 @@
+"""Korean text in a figure renders with a real font: no missing-glyph boxes (issue 15's first need)."""
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import rc_context  # noqa: E402
+
+from learner_kit.fonts import FAMILY, korean_font_files, use_korean_font  # noqa: E402
+
+KOREAN = "어텐션 가중치: 쿼리(질의)와 키 −1.5"
+
+
+def _draw(text):
+    """Draw `text` as a title and tick label; return the warnings matplotlib gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig, ax = plt.subplots()
+        ax.set_title(text)
+        ax.plot([-1.5, 1.0])
+        ax.set_xlabel("키 (key)")
+        fig.canvas.draw()
+        plt.close(fig)
+    return [str(w.message) for w in caught]
+
+
+def test_the_pinned_package_ships_the_font():
+    assert [file.name for file in korean_font_files()][:1] == ["NanumGothic.ttf"]
+
+
+def test_korean_text_renders_without_missing_glyphs():
+    with rc_context():
+        assert use_korean_font() == FAMILY
+        missing = [w for w in _draw(KOREAN) if "missing from font" in w or "Glyph" in w]
+        assert not missing, missing
+
+
+def test_without_the_font_the_same_text_is_missing_glyphs():
+    """The check above can fail: DejaVu Sans alone has no Hangul, and matplotlib says so."""
+    with rc_context({"font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"]}):
+        assert any("missing from font" in w or "Glyph" in w for w in _draw(KOREAN))
