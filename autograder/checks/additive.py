@@ -17,14 +17,16 @@ every dropout dropping everything, the heads' output is 0, so the output is w_o'
     from autograder.checks import check
     check("AdditiveAttention", AdditiveAttention, "values")
 """
+from functools import partial
+
 import torch
 
 from autograder import reference
-from learner_kit import harness, probes
 from learner_kit.harness import Case
 
 from . import inputs
 from .core import UnitSpec, check, register, variant_class  # noqa: F401  (check: see the docstring)
+from .heads import dropout_reaches_weights
 
 B, H, L_Q, L_K, D_K, D_HIDDEN, D_V = 2, 4, 3, 5, 6, 7, 8
 D_MODEL = H * D_K
@@ -100,33 +102,6 @@ def _weights_before_dropout(outcome, case):
         return ("With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
                 f"(one row sums to {float(sums.flatten()[(sums.flatten() - 1).abs().argmax()]):.4g}): return the "
                 "weights before dropout; only the output is computed from the dropped ones.")
-    return ""
-
-
-def _dropout_reaches_weights(outcome, case):
-    """With its dropout dropping everything (p = 1, training mode) every attention weight is 0, so the heads give 0
-    and the output is w_o's bias at every position; self.attn still holds the weights before dropout."""
-    query = case.inputs["query"].detach()
-    args = [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
-    try:
-        bias_only = probes.probe("call_method", outcome.instance, "w_o", torch.zeros_like(query))
-    except Exception:  # noqa: BLE001 - no w_o taking d_model features: the values aspect names the interface
-        return ""
-    try:
-        dropped = probes.probe("call_dropping_all", outcome.instance, *args)
-        kept = probes.probe("tensor_attributes", outcome.instance, ["attn"])["attn"]
-    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
-    if not isinstance(dropped, torch.Tensor) or dropped.shape != bias_only.shape:
-        return "Run with its dropout dropping everything (p=1, training mode), your module did not return (B, L_q, d_model)."
-    if not harness.close(dropped, bias_only):
-        return ("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
-                "bias at every position, and it still depends on the inputs: self.dropout does not reach the "
-                "attention weights. Give it to self.score.")
-    if kept is not None and not torch.allclose(kept.double().sum(-1), torch.ones(kept.shape[:-1], dtype=torch.float64),
-                                               atol=1e-5):
-        return ("In training mode the weights kept in self.attn no longer sum to 1 over the keys: they must be those "
-                "before dropout.")
     return ""
 
 
@@ -238,7 +213,9 @@ register(UnitSpec(
     probes=lambda: [_mha_mixed(321), _attention_case(322, "cross-attention with L_q = L_k = 4", l_q=4, l_k=4)],
     mutants=_mutants(_AdditiveMultiHeadAttention, (-2, 1)),
     knobbed=_AdditiveMultiHeadAttention,
-    properties=(_dropout_reaches_weights, ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+    properties=(partial(dropout_reaches_weights, explain_failures=True, missing=(
+        "and it still depends on the inputs: self.dropout does not reach the attention weights. Give it to "
+        "self.score.")), ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",
     weight_noise=0.3,

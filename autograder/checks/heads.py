@@ -126,28 +126,35 @@ def _shared(seed, **more):
     return _attention_case(seed, "cross-attention with an (L_q, L_k) mask shared by the batch and the heads", mask=mask, **more)
 
 
-def _dropout_reaches_weights(outcome, case):
+def dropout_reaches_weights(outcome, case, missing="and it is not: self.dropout does not act on the attention "
+                            "weights (or acts elsewhere too). Hand it to the attention function, and apply it nowhere else.",
+                            explain_failures=False):
     """With its dropout dropping everything (p = 1, training mode) every attention weight is 0, so the heads give 0
-    and the output is w_o's bias at every position; self.attn still holds the weights before dropout."""
+    and the output is w_o's bias at every position; self.attn still holds the weights before dropout.
+
+    `missing` ends the message when the output is not w_o's bias. An error or a wrong shape under the probe gives
+    way to the unit's other checks, or with `explain_failures` is reported here (a unit whose helpers are not the
+    learner's, so the error is their module's own)."""
     query = case.inputs["query"].detach()
     args = [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
     try:
         bias_only = probes.probe("call_method", outcome.instance, "w_o", torch.zeros_like(query))
     except Exception:  # noqa: BLE001 - no w_o taking d_model features: the values aspect names the interface
         return ""
-    # The probe runs the learner's own split_heads and merge_heads (no isolation): an error or a wrong shape
-    # there is theirs, named by their own checks, and this property gives way.
+    # MultiHeadAttention's probe runs the learner's own split_heads and merge_heads (no isolation): an error or a
+    # wrong shape there is theirs, named by their own checks, and this property gives way.
     try:
         dropped = probes.probe("call_dropping_all", outcome.instance, *args)
         kept = probes.probe("tensor_attributes", outcome.instance, ["attn"])["attn"]
-    except Exception:  # noqa: BLE001 - the learner's code may raise anything
-        return ""
+    except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
+        return (f"Run with its dropout dropping everything (p=1, training mode), your code raised "
+                f"{harness.describe_error(error)}") if explain_failures else ""
     if not isinstance(dropped, torch.Tensor) or dropped.shape != bias_only.shape:
-        return ""
+        return ("Run with its dropout dropping everything (p=1, training mode), your module did not return "
+                "(B, L_q, d_model).") if explain_failures else ""
     if not harness.close(dropped, bias_only):
         return ("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
-                "bias at every position, and it is not: self.dropout does not act on the attention weights (or acts "
-                "elsewhere too). Hand it to the attention function, and apply it nowhere else.")
+                "bias at every position, " + missing)
     if kept is not None and not torch.allclose(kept.double().sum(-1), torch.ones(kept.shape[:-1], dtype=torch.float64),
                                                atol=1e-5):
         return ("In training mode the weights kept in self.attn no longer sum to 1 over the keys: they must be those "
@@ -200,7 +207,7 @@ register(UnitSpec(
     ],
     mutants=MHA_MUTANTS,
     knobbed=_MultiHeadAttention,
-    properties=(_dropout_reaches_weights, ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+    properties=(dropout_reaches_weights, ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",
     isolate={"split_heads": REARRANGE, "merge_heads": REARRANGE},
