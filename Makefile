@@ -5,8 +5,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard solutions/[0-9][0-9]-*/)))
-# Where the learner works: a copy of course/ that git ignores and `make lab` never overwrites.
-WORKSPACE ?= workspace
+# The course's language: COURSE_LANG=ko gives the Korean edition (ko/course, built from notebooks/ko/).
+COURSE_LANG ?= en
+ifeq ($(filter $(COURSE_LANG),en ko),)
+$(error COURSE_LANG=$(COURSE_LANG) is not an edition of the course: use en (the default) or ko)
+endif
+EDITION := $(if $(filter ko,$(COURSE_LANG)),ko/,)
+KO_ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard ko/solutions/[0-9][0-9]-*/)))
+# Where the learner works: a copy of the edition's course/ that git ignores and `make lab` never overwrites.
+WORKSPACE ?= workspace$(if $(EDITION),-$(COURSE_LANG),)
 # JupyterLab's saved layouts (which notebooks are open): kept with the workspace, hidden from the file browser.
 LAB_WORKSPACES ?= $(WORKSPACE)/.jupyter/workspaces
 LAB_ARGS ?=
@@ -17,6 +24,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
+	@echo "make lab COURSE_LANG=ko   the Korean edition (한국어판), in workspace-ko/"
 	@echo "make progress      which units of your workspace pass their visible test"
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
 	@echo "make test          run the whole test suite (what CI runs)"
@@ -59,8 +67,8 @@ browser-tool:
 # tools and Jupyter's news, and shortens Validate's report; layouts are kept in the workspace, and a
 # first one opens notebook 01. The instructor's side is `make formgrader`.
 lab: $(STAMP)
-	$(BIN)/python -m learner_kit.workspace course $(WORKSPACE) --layout $(LAB_WORKSPACES)
-	cd $(WORKSPACE) && JUPYTER_CONFIG_PATH=$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
+	$(BIN)/python -m learner_kit.workspace $(EDITION)course $(WORKSPACE) --layout $(LAB_WORKSPACES)
+	cd $(WORKSPACE) && COURSE_LANG=$(COURSE_LANG) JUPYTER_CONFIG_PATH=$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
 	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
 	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) --LabApp.workspaces_dir=$(abspath $(LAB_WORKSPACES)) $(LAB_ARGS)
 
@@ -87,7 +95,7 @@ test-unit: $(STAMP) sandbox-tool browser-tool
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU
 # of another family (tests/perturbed.py), so that an output that depends on the CPU's rounding
 # fails here, not first on someone else's machine. The second run's log is printed after the first.
-NBVAL := $(BIN)/python -m pytest --nbval solutions --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+NBVAL := $(BIN)/python -m pytest --nbval solutions $(if $(KO_ASSIGNMENTS),ko/solutions,) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 test-notebooks: $(STAMP)
 	@if [ -n "$(ASSIGNMENTS)" ]; then \
 	  mkdir -p build; \
@@ -97,10 +105,11 @@ test-notebooks: $(STAMP)
 	  test $$native -eq 0 -a $$other -eq 0; \
 	else echo "no notebooks under solutions/ yet"; fi
 
-# The visible checks' fingerprints are rebuilt with the release they ship with.
+# The visible checks' fingerprints are rebuilt with the release they ship with; both editions are released.
 release: $(STAMP)
 	$(BIN)/python -m autograder.fingerprints
 	$(BIN)/python -m autograder.release $(ASSIGNMENTS)
+	$(if $(KO_ASSIGNMENTS),$(BIN)/python -m autograder.release --lang ko $(KO_ASSIGNMENTS),)
 
 student-pack: $(STAMP)
 	$(BIN)/python -m autograder.student_pack dist

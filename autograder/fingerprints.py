@@ -19,7 +19,7 @@ import torch
 import learner_kit
 from autograder.checks import UNITS, isolation
 from autograder.checks.core import mistake_pairs
-from learner_kit import harness
+from learner_kit import harness, i18n
 
 DIRECTORY = Path(learner_kit.__file__).parent / "fingerprints"
 FORMAT = 1
@@ -38,7 +38,8 @@ def fingerprint(spec):
             "axes": {name: list(axes) for name, axes in call.axes.items()},
         },
         "properties": [list(p) for p in spec.properties if isinstance(p, tuple)],
-        "cases": [_case_data(case, isolation.replays(spec, call, case)) for case in cases],
+        "cases": [_case_data(case, isolation.replays(spec, call, case), labels)
+                  for case, labels in zip(cases, _labels_in_every_language(spec))],
         "reference": [_outcome_data(harness.run(spec.reference, call, case)) for case in cases],
         "mutants": {
             mistake_id: [[_outcome_data(harness.run(variant, call, case)) for case in cases] for variant in variants]
@@ -65,13 +66,23 @@ def _stand_in_data(spec, cases):
     }
 
 
-def _case_data(case, replays):
+def _labels_in_every_language(spec):
+    """[{language: label}] of the probe cases: a visible message names its case in the learner's language."""
+    per_language = {}
+    for lang in i18n.LANGUAGES:
+        with i18n.speaking(lang):
+            per_language[lang] = [case.label for case in spec.probes()]
+    return [{lang: per_language[lang][k] for lang in i18n.LANGUAGES} for k in range(len(per_language[i18n.DEFAULT]))]
+
+
+def _case_data(case, replays, labels):
     for name, value in case.inputs.items():
         if not isinstance(value, (torch.Tensor, int, float, str, type(None))):
             raise TypeError(f"probe input {name!r} is a {type(value).__name__}: fingerprints hold plain data only")
     data = {
         "inputs": {name: v.detach() if isinstance(v, torch.Tensor) else v for name, v in case.inputs.items()},
         "label": case.label,
+        "labels": labels,
         "compare": list(case.compare),
         "torch_seed": case.torch_seed,
     }

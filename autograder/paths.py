@@ -5,11 +5,33 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 COURSE = ROOT / "course"
 NOTEBOOK_SOURCES = ROOT / "notebooks"
+# Each edition (language) of the course: English at the root, the others in a folder of the same layout
+# (<lang>/solutions, <lang>/course, <lang>/nbgrader_config.py) with their sources in notebooks/<lang>/.
+EDITIONS = ("en", "ko")
 
 
-def assignment_ids():
+def edition_root(lang="en"):
+    """The course directory of an edition: the repository root for English, ko/ for Korean."""
+    if lang not in EDITIONS:
+        raise ValueError(f"unknown edition {lang!r}: one of {', '.join(EDITIONS)}")
+    return ROOT if lang == "en" else ROOT / lang
+
+
+def sources_dir(lang="en"):
+    return NOTEBOOK_SOURCES if lang == "en" else NOTEBOOK_SOURCES / lang
+
+
+def solutions_dir(lang="en"):
+    return edition_root(lang) / "solutions"
+
+
+def course_dir(lang="en"):
+    return edition_root(lang) / "course"
+
+
+def assignment_ids(lang="en"):
     """The assignment ids, in course order: the folders of solutions/ named like 01-attention."""
-    return sorted(p.name for p in SOLUTIONS.glob("[0-9][0-9]-*") if p.is_dir())
+    return sorted(p.name for p in solutions_dir(lang).glob("[0-9][0-9]-*") if p.is_dir())
 
 
 def put_python_scripts_on_path():

@@ -1,24 +1,26 @@
 """Regenerate the release notebooks (course/) from the sources (solutions/) with nbgrader.
 
-    python -m autograder.release [ASSIGNMENT_ID ...] [--to DIR]
+    python -m autograder.release [ASSIGNMENT_ID ...] [--lang ko] [--to DIR]
 
 The release is never edited by hand: tests/test_release.py regenerates it into a
 temporary folder and fails if it differs from what is committed. Each released notebook
 carries the metadata its kernel writes on start (kernelspec, the full language_info), so
 that opening it does not mark it unsaved (`make lab` brings Python's version up to date
-in the learner's copy).
+in the learner's copy). ``--lang ko`` releases the Korean edition, ko/solutions into ko/course.
 """
 import argparse
 import shutil
 import tempfile
 from pathlib import Path
 
-from autograder.paths import ROOT, SOLUTIONS, assignment_ids, put_python_scripts_on_path
+from autograder.paths import EDITIONS, assignment_ids, course_dir, edition_root, put_python_scripts_on_path, sources_dir
 from learner_kit.workspace import stamp_kernel
 
+GLOSSARY = "GLOSSARY.md"  # an edition's page of terms (Korean, English, the paper's symbol), beside its notebooks
 
-def generate_release(assignments, release_dir: Path):
-    """Run nbgrader's generate_assignment for ``assignments`` into ``release_dir``."""
+
+def generate_release(assignments, release_dir: Path, lang="en"):
+    """Run nbgrader's generate_assignment for ``assignments`` of edition ``lang`` into ``release_dir``."""
     from nbgrader.apps import NbGraderAPI
     from traitlets.config import Config
 
@@ -26,8 +28,8 @@ def generate_release(assignments, release_dir: Path):
     release_dir = release_dir.resolve()
     with tempfile.TemporaryDirectory() as scratch:
         config = Config()
-        config.CourseDirectory.root = str(ROOT)
-        config.CourseDirectory.source_directory = SOLUTIONS.name
+        config.CourseDirectory.root = str(edition_root(lang))
+        config.CourseDirectory.source_directory = "solutions"
         config.CourseDirectory.release_directory = str(release_dir)
         config.CourseDirectory.db_url = f"sqlite:///{scratch}/gradebook.db"  # throwaway: a release needs no grades
         config.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -45,12 +47,18 @@ def generate_release(assignments, release_dir: Path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", help="assignment ids (default: all under solutions/)")
-    parser.add_argument("--to", type=Path, default=ROOT / "course", help="release folder (default: course/)")
+    parser.add_argument("--lang", choices=EDITIONS, default="en", help="the edition (default en)")
+    parser.add_argument("--to", type=Path, help="release folder (default: the edition's course/)")
     args = parser.parse_args(argv)
-    assignments = args.assignments or assignment_ids()
-    generate_release(assignments, args.to)
+    assignments = args.assignments or assignment_ids(args.lang)
+    release_dir = args.to or course_dir(args.lang)
+    generate_release(assignments, release_dir, args.lang)
     for assignment in assignments:
-        print(f"released {args.to}/{assignment}/")
+        print(f"released {release_dir}/{assignment}/")
+    glossary = sources_dir(args.lang) / GLOSSARY
+    if args.lang != "en" and glossary.is_file():  # the edition's glossary page goes out with its notebooks
+        shutil.copyfile(glossary, release_dir / GLOSSARY)
+        print(f"released {release_dir / GLOSSARY}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
     python -m autograder.student_pack [DIST_DIR]     -> DIST_DIR/student-pack/ and DIST_DIR/student-pack.zip
 
-The pack holds course/ (made by `make release`), the learner_kit package with a
-pyproject.toml of its own, the pinned requirements and a short README. It holds
+The pack holds course/ (made by `make release`), the Korean edition's ko/course/ as course-ko/, the
+learner_kit package with a pyproject.toml of its own, the pinned requirements and a short README in
+both languages. It holds
 neither the autograder package (reference, hidden checks) nor solutions/:
 tests/test_student_pack.py proves it.
 """
@@ -11,7 +12,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.paths import COURSE, ROOT
+from autograder.paths import COURSE, ROOT, course_dir
 
 PACK_PYPROJECT = """\
 [build-system]
@@ -46,6 +47,16 @@ Notebooks in `course/`, one building block each, in order (01 to 10). Set up onc
 `# YOUR CODE HERE` blank, then run the test cell below it: it tells you what is
 wrong, and why, without giving the answer away. Submit the notebooks as your
 instructor tells you.
+
+## 한국어판
+
+같은 과정의 한국어판이 `course-ko/`에 있습니다. 설명과 메시지가 모두 한국어이고, 코드와 채점은
+영어판과 똑같습니다. 용어집은 `course-ko/GLOSSARY.md`에 있습니다.
+
+    .venv/bin/jupyter lab course-ko/01-attention/01-attention.ipynb
+
+각 `# YOUR CODE HERE` 빈칸을 채운 뒤 바로 아래 테스트 셀을 실행하세요. 무엇이 왜 틀렸는지
+알려 주지만, 정답을 알려 주지는 않습니다.
 """
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
@@ -58,6 +69,8 @@ def build_pack(dist: Path) -> Path:
     if not any(COURSE.glob("*/*.ipynb")):
         raise SystemExit("course/ has no release notebooks: run `make release` first.")
     shutil.copytree(COURSE, pack / "course", ignore=IGNORED)
+    if any(course_dir("ko").glob("*/*.ipynb")):
+        shutil.copytree(course_dir("ko"), pack / "course-ko", ignore=IGNORED)
     shutil.copytree(ROOT / "learner_kit", pack / "learner_kit", ignore=IGNORED)
     shutil.copy2(ROOT / "requirements.txt", pack / "requirements.txt")
     (pack / "pyproject.toml").write_text(PACK_PYPROJECT)

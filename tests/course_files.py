@@ -3,16 +3,17 @@ import re
 
 import nbformat
 
-from autograder.paths import COURSE, SOLUTIONS, assignment_ids
+from autograder.paths import EDITIONS, assignment_ids, course_dir, solutions_dir
 
 SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 
 
-def source_notebook(assignment):
-    return nbformat.read(SOLUTIONS / assignment / f"{assignment}.ipynb", as_version=4)
+def source_notebook(assignment, lang="en"):
+    return nbformat.read(solutions_dir(lang) / assignment / f"{assignment}.ipynb", as_version=4)
 
 
-def release_notebook(assignment, release_dir=COURSE):
+def release_notebook(assignment, release_dir=None, lang="en"):
+    release_dir = course_dir(lang) if release_dir is None else release_dir
     return nbformat.read(release_dir / assignment / f"{assignment}.ipynb", as_version=4)
 
 
@@ -26,6 +27,8 @@ def solution_lines(nb):
 
 
 ASSIGNMENTS = assignment_ids()
+# (edition, assignment) of every built notebook of every edition
+EDITION_ASSIGNMENTS = [(lang, assignment) for lang in EDITIONS for assignment in assignment_ids(lang)]
 
 
 # A learner's scaled_dot_product_attention without the 1/sqrt(d_k) factor: [sdpa-no-scale].

@@ -3,8 +3,11 @@ notebook scores full marks and every untouched release notebook scores 0; and a 
 that replaces the checks themselves scores exactly what the same wrong answer scores honestly.
 
 Parametrized over solutions/*/, so it covers notebooks as they land; one grading run for all.
+The Korean edition (ko/solutions, ko/course) is graded in the same run, against the same sources:
+the same points, the feedback in Korean.
 """
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -12,10 +15,12 @@ import sys
 import nbformat
 import pytest
 
-from autograder.paths import COURSE, ROOT, SOLUTIONS, assignment_ids
+from autograder.paths import COURSE, ROOT, SOLUTIONS, assignment_ids, course_dir, solutions_dir
 from tests.course_files import NO_SCALE_ATTENTION
 
 ASSIGNMENTS = assignment_ids()
+KOREAN = assignment_ids("ko")
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # What the cheat adds to a wrong attention (NO_SCALE_ATTENTION): the hidden and visible checks replaced.
 REPLACING_THE_CHECKS = """
 import autograder.checks, autograder.checks.core, learner_kit.visible
@@ -24,8 +29,8 @@ learner_kit.visible.visible_problem = lambda *args, **kwargs: ""
 """
 
 
-def write_attention_answer(submitted, student, source):
-    nb = nbformat.read(COURSE / "01-attention" / "01-attention.ipynb", as_version=4)
+def write_attention_answer(submitted, student, source, release=COURSE):
+    nb = nbformat.read(release / "01-attention" / "01-attention.ipynb", as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention":
             cell.source = source
@@ -36,7 +41,8 @@ def write_attention_answer(submitted, student, source):
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("notebooks")
-    for student, folder in (("perfect", SOLUTIONS), ("untouched", COURSE)):
+    for student, folder in (("perfect", SOLUTIONS), ("untouched", COURSE),
+                            ("perfect-ko", solutions_dir("ko")), ("untouched-ko", course_dir("ko"))):
         for assignment in ASSIGNMENTS:
             notebook = folder / assignment / f"{assignment}.ipynb"
             if notebook.is_file():
@@ -45,6 +51,8 @@ def graded(tmp_path_factory):
     if "01-attention" in ASSIGNMENTS:
         write_attention_answer(base / "submitted", "honest-no-scale", NO_SCALE_ATTENTION)
         write_attention_answer(base / "submitted", "cheat-check", NO_SCALE_ATTENTION + REPLACING_THE_CHECKS)
+    if "01-attention" in KOREAN:
+        write_attention_answer(base / "submitted", "honest-no-scale-ko", NO_SCALE_ATTENTION, course_dir("ko"))
     command = [sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"), "--jobs", "2"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -81,3 +89,28 @@ def test_replacing_the_checks_gains_nothing(graded):
     assert honest["scaled_dot_product_attention-hidden-values"] == 0  # (device and properties are earned: they hold)
     values = next(r for r in cells(graded, "cheat-check", "01-attention") if r["grade_id"].endswith("hidden-values"))
     assert any("[sdpa-no-scale]" in message for message in values["feedback"]), values
+
+
+@pytest.mark.parametrize("assignment", KOREAN)
+def test_korean_edition_grades_like_the_english_one(graded, assignment):
+    """The Korean source scores full marks and the untouched Korean release 0, cell for cell as in English."""
+    perfect = {r["grade_id"]: (r["points"], r["max_points"]) for r in cells(graded, "perfect-ko", assignment)}
+    assert perfect == {r["grade_id"]: (r["points"], r["max_points"]) for r in cells(graded, "perfect", assignment)}
+    assert all(points == most for points, most in perfect.values()), perfect
+    untouched = cells(graded, "untouched-ko", assignment)
+    assert untouched and sum(r["points"] for r in untouched) == 0
+    said = [line for r in untouched for line in r["feedback"] if "[not-implemented]" in line]
+    assert said and all(HANGUL.search(line) for line in said), said[:2]
+
+
+@pytest.mark.skipif("01-attention" not in KOREAN, reason="no Korean 01-attention")
+def test_korean_feedback_names_the_same_mistake_in_korean(graded):
+    korean = {r["grade_id"]: r for r in cells(graded, "honest-no-scale-ko", "01-attention")}
+    english = {r["grade_id"]: r for r in cells(graded, "honest-no-scale", "01-attention")}
+    assert {k: r["points"] for k, r in korean.items()} == {k: r["points"] for k, r in english.items()}
+    ids = re.compile(r"\[([a-z0-9-]+)\]")
+    for grade_id, record in korean.items():
+        assert sorted(ids.findall(" ".join(record["feedback"]))) == sorted(ids.findall(" ".join(english[grade_id]["feedback"])))
+    values = "\n".join(korean["scaled_dot_product_attention-hidden-values"]["feedback"])
+    assert "[sdpa-no-scale]" in values and HANGUL.search(values), values
+    assert not HANGUL.search("\n".join(english["scaled_dot_product_attention-hidden-values"]["feedback"]))

@@ -8,7 +8,7 @@ import pytest
 
 from autograder.course import ALL_UNITS
 from autograder.student_pack import build_pack
-from tests.course_files import ASSIGNMENTS, solution_lines, source_notebook
+from tests.course_files import ASSIGNMENTS, EDITION_ASSIGNMENTS, solution_lines, source_notebook
 
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no notebooks under solutions/ yet")
 
@@ -47,10 +47,11 @@ def test_learner_kit_defines_no_graded_unit(pack):
 
 
 def test_pack_notebooks_hold_none_of_their_solution_lines(pack):
-    for assignment in ASSIGNMENTS:
-        text = (pack / "course" / assignment / f"{assignment}.ipynb").read_text()
-        leaked = [line for line in solution_lines(source_notebook(assignment)) if line in text]
-        assert not leaked, f"{assignment}: {leaked}"
+    for lang, assignment in EDITION_ASSIGNMENTS:
+        folder = "course" if lang == "en" else f"course-{lang}"
+        text = (pack / folder / assignment / f"{assignment}.ipynb").read_text()
+        leaked = [line for line in solution_lines(source_notebook(assignment, lang)) if line in text]
+        assert not leaked, f"{lang} {assignment}: {leaked}"
 
 
 def test_learner_kit_imports_without_the_autograder(pack):

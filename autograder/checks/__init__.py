@@ -3,7 +3,11 @@
     from autograder.checks import check
     check("scaled_dot_product_attention", scaled_dot_product_attention, "masks")
 """
+from learner_kit.i18n import add_translations
+
 from . import additive, attention, decoder, encoder, feedforward, generator, heads, masks, norm, train  # noqa: F401  (each family registers its units)
 from .core import ASPECTS, UNITS, CheckFailure, UnitSpec, aspects_of, check, register
+
+add_translations("autograder.locales")  # the checks' sentences in other languages
 
 __all__ = ["ASPECTS", "UNITS", "CheckFailure", "UnitSpec", "aspects_of", "check", "register"]

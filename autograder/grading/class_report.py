@@ -55,11 +55,12 @@ LIMITS = (
     ("the grading worker stopped twice", "grading worker died"),
     ("nbgrader could not run this notebook to the end", "kernel stopped"),
     ("the run of this notebook stopped before this cell", "run stopped"),
+    ("이 셀에 이르기 전에 노트북 실행이 멈췄습니다", "run stopped"),  # the same, in a Korean submission's feedback
 )
-CELL_LIMIT = re.compile(r"stopped with (TimeoutError|MemoryError)")
+CELL_LIMIT = re.compile(r"stopped with (TimeoutError|MemoryError)|정답 셀이 (TimeoutError|MemoryError)")
 GRADER_TROUBLE = ("internal grading error", "the grading job stopped before this submission",
-                  "the notebook's code could not be run")
-NOT_GRADED = "Not graded:"
+                  "the notebook's code could not be run", "채점기 내부 오류", "노트북의 코드를 실행할 수 없었습니다")
+NOT_GRADED = ("Not graded:", "채점되지 않음:")
 TRACEBACK_LINES = ("Traceback", "  File ", "    ", "During handling", "The above exception")
 OUTSIDE_ONLY = "graded outside the notebook kernel only"
 
@@ -138,7 +139,7 @@ def classify(messages):
             return "grader", "grading error", message
         found = CELL_LIMIT.search(message)
         if found:
-            return "limit", f"answer cell: {found.group(1)}", message
+            return "limit", f"answer cell: {found.group(1) or found.group(2)}", message
         if message.startswith(NOT_GRADED):
             return "unreadable", "not graded", message
     return None

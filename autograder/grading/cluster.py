@@ -33,14 +33,14 @@ PLUGIN_NAME = "autograder-grading"
 class GradingPlugin(WorkerPlugin):
     """Sets up a worker.GradingWorker in every worker process (started now or later), and closes it."""
 
-    def __init__(self, settings, sources, template):
-        self.settings, self.sources, self.template = settings, sources, template
+    def __init__(self, settings, sources, template, editions=None):
+        self.settings, self.sources, self.template, self.editions = settings, sources, template, editions or {}
 
     def setup(self, worker):
         from autograder.grading.worker import GradingWorker
 
         scratch = tempfile.mkdtemp(prefix="autograder-worker-", dir=worker.local_directory)
-        worker.autograder = GradingWorker(self.settings, self.sources, self.template, scratch)
+        worker.autograder = GradingWorker(self.settings, self.sources, self.template, scratch, self.editions)
 
     def teardown(self, worker):
         grading = getattr(worker, "autograder", None)
@@ -78,6 +78,6 @@ def grading_client(jobs=1, scheduler=None, log=print):
             yield client
 
 
-def register(client, settings, sources, template):
+def register(client, settings, sources, template, editions=None):
     """Give every worker of ``client``'s cluster (present and future) its grading set-up."""
-    client.register_plugin(GradingPlugin(settings, sources, template), name=PLUGIN_NAME)
+    client.register_plugin(GradingPlugin(settings, sources, template, editions), name=PLUGIN_NAME)

@@ -123,12 +123,12 @@ class UnitServer:
     def receive(self, deadline):
         return wire.decode_reply(wire.read_frame(self.process.stdout.fileno(), deadline))
 
-    def notebook(self, cells, cell_timeout, limits, budget_s):
+    def notebook(self, cells, cell_timeout, limits, budget_s, language="en"):
         """A Session on a fresh child that has run ``cells``; SessionFailure when that child cannot be had."""
         self.start()
         try:
             self.send({"op": "notebook", "cells": cells, "cell_timeout": cell_timeout, "limits": limits,
-                       "workdir": self.workdir})
+                       "workdir": self.workdir, "language": language})
             started = self.receive(time.monotonic() + (budget_s if self.started else STARTUP_S + budget_s))
         except (OSError, wire.ChannelClosed) as error:
             self.close()

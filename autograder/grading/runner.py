@@ -5,6 +5,7 @@ Each worker (cluster.py, worker.py) has its own scratch course directory and SQL
 OUT/state/ lets an interrupted run resume (a submission whose inputs are unchanged is not
 graded again).
 """
+import hashlib
 import json
 import shutil
 import sys
@@ -13,13 +14,14 @@ from pathlib import Path
 
 from autograder.grading import sandbox
 from autograder.grading.combine import zero_submission
-from autograder.grading.config import configured_db_url
+from autograder.grading.config import Settings, configured_db_url
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
 from autograder.grading.layout import find_submissions, pack
 from autograder.grading.report import write_results
 from autograder.grading.source import known_assignments, load_assignment
 from autograder.grading.state import grader_digest, input_key, read_state, write_state
+from autograder.paths import EDITIONS
 
 
 class GradingError(Exception):
@@ -30,12 +32,13 @@ NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the gra
                       "machine; do not trust these grades for untrusted submissions")
 
 
-def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print):
+def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print, editions=None):
     """Grade ``todo`` on Dask (cluster.py), one task per submission; write each result as it comes back.
 
     The client alone writes OUT: each submission's state (for resuming) and feedback as soon as
     it is graded, so an interrupted run keeps what was done. A submission whose task failed (its
-    worker died twice, or the grader broke) gets 0 with the reason.
+    worker died twice, or the grader broke) gets 0 with the reason. ``editions``: {language: (source
+    dir, {assignment: source notebooks})} of the course's other editions (edition_sources).
     """
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
@@ -50,7 +53,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     started = time.perf_counter()
     with cluster.grading_client(jobs, scheduler, log) as client:
         ready = time.perf_counter()
-        cluster.register(client, settings, notebooks, template.read_bytes())
+        cluster.register(client, settings, notebooks, template.read_bytes(), edition_payloads(editions or {}, todo, settings))
         log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s")
         futures, waiting = {}, iter(todo)
 
@@ -97,6 +100,61 @@ def save_result(out: Path, submission, key, result):
         (folder / f"{Path(notebook).name}.html").write_bytes(page)
     write_fallbacks(out, submission, [r for r in result["records"] if r["notebook"] not in result["feedback"]])
     write_state(out, submission, key, result["records"])
+
+
+def edition_sources(source_dir: Path, sources, log=print):
+    """{language: (source dir, {assignment: source notebooks})} of the course's other editions.
+
+    An edition lives beside the sources as in this repository (solutions/ and ko/solutions/): its
+    notebooks are the same programs in another language (tests/test_editions.py). A Korean submission
+    is autograded by nbgrader against the Korean source, so that its test cells and feedback page
+    stay Korean; the points come from the same hidden tests. An edition's assignment whose graded
+    cells (ids, points) differ from the main source's is not used: those submissions get the main one.
+    """
+    editions = {}
+    for lang in EDITIONS:
+        folder = Path(source_dir).parent / lang / "solutions"
+        if lang == "en" or not folder.is_dir():
+            continue
+        found, warnings = readable_sources(folder)
+        for warning in warnings:
+            log(f"warning: {warning}")
+        same = {}
+        for assignment, notebooks in found.items():
+            if _graded_cells(notebooks) == _graded_cells(sources.get(assignment, [])):
+                same[assignment] = notebooks
+            else:
+                log(f"warning: {folder / assignment}: its graded cells differ from {Path(source_dir) / assignment}; "
+                    f"{lang} submissions of it are autograded against the latter")
+        if same:
+            editions[lang] = (folder, same)
+    return editions
+
+
+def _edition_digest(editions, assignment):
+    """What a submission's grade depends on in the other editions' sources (its feedback's test cells)."""
+    digest = hashlib.sha256()
+    for lang in sorted(editions):
+        for nb in editions[lang][1].get(assignment, []):
+            digest.update(lang.encode() + nb.path.read_bytes())
+    return digest.hexdigest() if editions else ""
+
+
+def _graded_cells(notebooks):
+    return sorted((nb.name, cell.grade_id, cell.points) for nb in notebooks for cell in nb.graded)
+
+
+def edition_payloads(editions, todo, settings):
+    """{language: (notebook texts, gradebook template bytes)} of the editions, for the assignments to grade."""
+    assignments = {s.assignment for s in todo}
+    payloads = {}
+    for lang, (folder, found) in editions.items():
+        present = sorted(assignments & set(found))
+        if present:
+            notebooks = {a: {nb.name: nb.path.read_text(encoding="utf-8") for nb in found[a]} for a in present}
+            edition_settings = Settings(**{**settings.to_json(), "source_dir": str(folder)})
+            payloads[lang] = (notebooks, build_template(edition_settings, present).read_bytes())
+    return payloads
 
 
 def readable_sources(source_dir: Path):
@@ -152,7 +210,9 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     elif unsandboxed.exists():
         unsandboxed.unlink()
     grader = grader_digest()  # ~0.2 s: the grader's files and every installed package
-    keys = {s.key: input_key(s, sources[s.assignment], settings, grader) for s in submissions}
+    editions = edition_sources(source_dir, sources, log)
+    keys = {s.key: input_key(s, sources[s.assignment], settings, grader + _edition_digest(editions, s.assignment))
+            for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
     where = f"on the Dask cluster at {scheduler}" if scheduler else f"with {jobs} job(s)"
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} {where}")
@@ -161,7 +221,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     template = build_template(settings, assignments) if assignments else None
     if todo:
         run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
-                  jobs, scheduler, log)
+                  jobs, scheduler, log, editions)
     if template:
         prepare_course_gradebook(settings, db_url, template, assignments)
     records = collect(out, submissions, sources, keys)

@@ -13,6 +13,7 @@ import traceback
 from autograder.grading import sandbox
 from autograder.grading.judge import SessionFailure, UnitServer, graded_call, judge_cell
 from autograder.grading.source import ANSWER, CODE, PROVIDED, TEST, classify
+from learner_kit.i18n import notebook_language, speaking, tr
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 MAX_MESSAGE = 2000
@@ -95,13 +96,19 @@ class Verifier:
         self.server.close()
 
     def verify(self, source_notebook, submitted_notebook):
-        """{grade_id: (passed, message)} for every graded cell of ``source_notebook``."""
+        """{grade_id: (passed, message)} for every graded cell of ``source_notebook``, in the submission's language."""
+        language = notebook_language(submitted_notebook)
+        with speaking(language):
+            return self._verify(source_notebook, submitted_notebook, language)
+
+    def _verify(self, source_notebook, submitted_notebook, language):
         limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.notebook_budget_s, "file_mb": 64}
         graded = source_notebook.graded
         try:
-            session, _ = self.server.notebook([], self.cell_timeout, limits, self.settings.notebook_budget_s)
+            session, _ = self.server.notebook([], self.cell_timeout, limits, self.settings.notebook_budget_s, language)
         except SessionFailure as failure:
-            return {cell.grade_id: (False, f"Not graded: the notebook's code could not be run ({failure}).") for cell in graded}
+            why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
+            return {cell.grade_id: (False, why) for cell in graded}
         verdicts, broken, units = {}, {}, {}
         try:
             for cells, tests in payload_segments(source_notebook, submitted_notebook):
@@ -125,7 +132,7 @@ class Verifier:
     def _judge_cells(self, session, graded, broken, units):
         verdicts = {}
         for cell in graded:
-            call = graded_call(cell)
+            call, stopped = graded_call(cell), False
             try:
                 if session.dead:
                     raise SessionFailure(session.dead)
@@ -135,12 +142,15 @@ class Verifier:
                 else:
                     passed, message = judge_cell(session, call, units)
             except SessionFailure as failure:
-                passed, message = False, f"Not graded: the run of this notebook stopped before this cell ({failure})."
+                stopped = True
+                passed, message = False, tr("Not graded: the run of this notebook stopped before this cell ({failure}).",
+                                            failure=failure)
             except Exception:  # a grader bug costs this cell, with a message, not the notebook
                 traceback.print_exc()
-                passed, message = False, f"Not graded: internal grading error ({traceback.format_exc().splitlines()[-1]})."
+                passed, message = False, tr("Not graded: internal grading error ({error}).",
+                                            error=traceback.format_exc().splitlines()[-1])
             unit = cell.grade_id.split("-")[0]
-            if not passed and unit in broken and "stopped before" not in message:
-                message += f" (the answer cell of {unit} stopped with {broken[unit]})"
+            if not passed and unit in broken and not stopped:
+                message += tr(" (the answer cell of {unit} stopped with {error})", unit=unit, error=broken[unit])
             verdicts[cell.grade_id] = (passed, message[:MAX_MESSAGE])
         return verdicts

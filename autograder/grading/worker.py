@@ -24,6 +24,7 @@ from autograder.grading.forked_kernels import KERNELS
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
 from autograder.grading.verify import Verifier
+from learner_kit.i18n import notebook_language
 
 
 @contextmanager
@@ -52,22 +53,41 @@ class GradingWorker:
     so that a worker on another machine grades against exactly what the client would.
     """
 
-    def __init__(self, settings: Settings, sources: dict, template: bytes, scratch: Path):
+    def __init__(self, settings: Settings, sources: dict, template: bytes, scratch: Path, editions=None):
         warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy noise from nbgrader's autograde
         self.scratch = Path(scratch)
-        source_dir = self.scratch / "source"
-        for assignment, notebooks in sources.items():
-            (source_dir / assignment).mkdir(parents=True, exist_ok=True)
-            for name, text in notebooks.items():
-                (source_dir / assignment / f"{name}.ipynb").write_text(text, encoding="utf-8")
-        (self.scratch / "template.db").write_bytes(template)
-        self.settings = Settings(**{**settings.to_json(), "source_dir": str(source_dir)})
+        self.settings = self._scratch_settings(settings, sources, template, "")
         KERNELS.configure(self.settings.sandbox, self.scratch / "ipc", budget_s=self.settings.notebook_budget_s,
                           memory_mb=self.settings.kernel_memory_mb)
         KERNELS.start()  # preloads while the rest starts up
         self.course = ScratchCourse(self.settings, self.scratch / "course", self.scratch / "template.db")
+        # The other editions' nbgrader courses ({language: (notebook texts, template)}, runner.edition_payloads):
+        # a submission in one of their languages is autograded there, so its test cells and feedback stay in it.
+        self.edition_courses, self.edition_assignments = {}, {}
+        for lang, (notebooks, edition_template) in (editions or {}).items():
+            edition_settings = self._scratch_settings(settings, notebooks, edition_template, f"-{lang}")
+            self.edition_courses[lang] = ScratchCourse(edition_settings, self.scratch / f"course-{lang}", self.scratch / f"template-{lang}.db")
+            self.edition_assignments[lang] = set(notebooks)
         self.verifier = Verifier(self.settings, cell_timeout(self.settings))
         self.verifier.start()
+
+    def _scratch_settings(self, settings, sources, template, suffix):
+        """Write ``sources`` ({assignment: {name: text}}) and the gradebook template into the scratch folder."""
+        source_dir = self.scratch / f"source{suffix}"
+        for assignment, notebooks in sources.items():
+            (source_dir / assignment).mkdir(parents=True, exist_ok=True)
+            for name, text in notebooks.items():
+                (source_dir / assignment / f"{name}.ipynb").write_text(text, encoding="utf-8")
+        (self.scratch / f"template{suffix}.db").write_bytes(template)
+        return Settings(**{**settings.to_json(), "source_dir": str(source_dir)})
+
+    def course_for(self, packed, notebooks):
+        """The nbgrader course of the submission's edition: the language its notebooks say they are in."""
+        languages = {notebook_language(nb) for nb in notebooks.values()}
+        lang = languages.pop() if len(languages) == 1 else "en"
+        if packed.assignment in self.edition_assignments.get(lang, ()):
+            return self.edition_courses[lang]
+        return self.course
 
     def grade(self, packed):
         """{"records", "feedback": {notebook: HTML bytes}, "log"} for one layout.Packed submission."""
@@ -75,25 +95,27 @@ class GradingWorker:
         with contextlib.redirect_stdout(log):
             print(f"grading {packed.key}", flush=True)
             sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
+            course = self.course
             try:
-                records = self.grade_notebooks(packed, sources)
+                notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
+                course = self.course_for(packed, notebooks)
+                records = self.grade_notebooks(packed, sources, notebooks, course)
             except Exception:  # a grader bug must not take the other submissions down
                 records = zero_submission(packed, sources, f"Not graded: internal grading error ({short_reason(traceback.format_exc())}).")
                 traceback.print_exc(file=log)
             pages = {}
             try:
                 with timed("nbgrader generate_feedback"):
-                    pages = {name: path.read_bytes() for name, path in self.course.feedback(packed).items()}
+                    pages = {name: path.read_bytes() for name, path in course.feedback(packed).items()}
             except Exception:
                 traceback.print_exc(file=log)
         return {"records": public(records), "feedback": pages, "log": log.getvalue()}
 
-    def grade_notebooks(self, packed, sources):
-        """The records of every source notebook of the submission's assignment."""
-        notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
+    def grade_notebooks(self, packed, sources, notebooks, course):
+        """The records of every source notebook of the submission's assignment, autograded in ``course``."""
         KERNELS.stopped = None
         with timed("nbgrader autograde"):
-            failure = self.course.autograde(packed, notebooks, packed.timestamp) if notebooks else None
+            failure = course.autograde(packed, notebooks, packed.timestamp) if notebooks else None
         if failure and KERNELS.stopped:
             failure = KERNELS.stopped  # the watchdog's reason, not the dead kernel's error it caused
         records = []
@@ -104,10 +126,10 @@ class GradingWorker:
                 continue
             with timed(f"out-of-kernel check of {source.name}"):
                 verdicts = self.verifier.verify(source, notebooks[source.name])
-            nbgrader = self.course.results(packed, source)
+            nbgrader = course.results(packed, source)
             reason = short_reason(failure) if failure else "no autograded notebook"
             notebook_records = combined_records(packed, source, nbgrader, verdicts, reason)
-            self.course.record_final(packed, source.name, notebook_records)
+            course.record_final(packed, source.name, notebook_records)
             records += notebook_records
         return records
 

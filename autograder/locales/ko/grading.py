@@ -1,0 +1,15 @@
+"""Korean of the grader's own sentences about a submission (autograder/grading/verify.py).
+
+The class report finds what stopped a notebook by fragments of these messages in both languages
+(class_report.LIMITS, GRADER_TROUBLE): keep the fragments it lists when you edit them.
+"""
+TRANSLATIONS = {
+    "Not graded: the notebook's code could not be run ({failure}).":
+        "채점되지 않음: 노트북의 코드를 실행할 수 없었습니다 ({failure}).",
+    "Not graded: the run of this notebook stopped before this cell ({failure}).":
+        "채점되지 않음: 이 셀에 이르기 전에 노트북 실행이 멈췄습니다 ({failure}).",
+    "Not graded: internal grading error ({error}).":
+        "채점되지 않음: 채점기 내부 오류입니다 ({error}).",
+    " (the answer cell of {unit} stopped with {error})":
+        " ({unit}의 정답 셀이 {error}(으)로 멈췄습니다)",
+}
