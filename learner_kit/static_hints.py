@@ -22,9 +22,11 @@ import os
 import re
 import subprocess
 
+from learner_kit.i18n import tr
+
 MAX_HINTS = 3
 TIMEOUT_S = 3.0
-INTRO = "Also, a static look at your code:"
+INTRO = "Also, a static look at your code:"  # in English; appendix() says it in the learner's language
 # ruff's rules asked for, each turned into a sentence below (ruff 0.17.5: `ruff rule <code>`).
 RULES = ("B015", "B018", "F811", "F821", "F823", "F841", "PLE0101")
 # Names a notebook has without defining them (IPython's).
@@ -73,7 +75,9 @@ def hints(source, known_names=()):
 
 def appendix(found):
     """The text to append to a failure message: '' for no hints, else a blank line, INTRO and one line each."""
-    return "".join(["\n\n", INTRO, *(f"\n- {sentence}" for sentence in found)]) if found else ""
+    if not found:
+        return ""
+    return "".join(["\n\n", tr("Also, a static look at your code:"), *(f"\n- {sentence}" for sentence in found)])
 
 
 def unit_hints(unit):
@@ -159,28 +163,32 @@ def _from_ruff(diagnostics, lines, known):
 
 
 def _sentence(code, row, text, name, diagnostic):
-    where = f"Line {row}:"
     if code == "B015":
-        return (f"{where} `{text}` compares two values and throws the result away, so nothing is stored; "
-                "to assign, use a single `=`.")
+        return tr("Line {row}: `{text}` compares two values and throws the result away, so nothing is stored; "
+                  "to assign, use a single `=`.", row=row, text=text)
     if code == "B018":
-        return f"{where} `{text}` computes a value and throws it away: the line has no effect."
+        return tr("Line {row}: `{text}` computes a value and throws it away: the line has no effect.",
+                  row=row, text=text)
     if code == "F821":
-        return (f"{where} `{name}` is defined nowhere, neither in this cell nor earlier in the notebook: "
-                "check its spelling, or where it should come from (another method's variables are not "
-                "visible here).")
+        return tr("Line {row}: `{name}` is defined nowhere, neither in this cell nor earlier in the notebook: "
+                  "check its spelling, or where it should come from (another method's variables are not "
+                  "visible here).", row=row, name=name)
     if code == "F823":
-        return (f"{where} `{name}` is used before this function gives it a value (it is assigned further "
-                "down, which makes it a local variable everywhere in the function).")
+        return tr("Line {row}: `{name}` is used before this function gives it a value (it is assigned further "
+                  "down, which makes it a local variable everywhere in the function).", row=row, name=name)
     if code == "F841":
-        return f"{where} `{name}` gets a value that is never used afterwards; was it meant to be used below?"
+        return tr("Line {row}: `{name}` gets a value that is never used afterwards; was it meant to be used below?",
+                  row=row, name=name)
     if code == "F811":
         first = re.search(r"line (\d+)", str(diagnostic.get("message", "")))
-        earlier = f" (line {first.group(1)})" if first else ""
-        return (f"{where} `{name}` is defined a second time, and the first definition{earlier} is never "
-                "used: only the last one counts.")
+        if first is None:
+            return tr("Line {row}: `{name}` is defined a second time, and the first definition is never used: "
+                      "only the last one counts.", row=row, name=name)
+        return tr("Line {row}: `{name}` is defined a second time, and the first definition (line {first}) is never "
+                  "used: only the last one counts.", row=row, name=name, first=first.group(1))
     if code == "PLE0101":
-        return f"{where} `__init__` returns a value here; `__init__` sets up the object and must return None."
+        return tr("Line {row}: `__init__` returns a value here; `__init__` sets up the object and must return None.",
+                  row=row)
     return ""
 
 
@@ -216,22 +224,24 @@ def _from_ast(source):
                 and isinstance(node.ctx, ast.Load)):
             text = _segment(source, called.get(id(node), node))
             yield (TIER["super"], node.lineno, ("super", node.lineno),
-                   f"Line {node.lineno}: `{text}` looks `{node.attr}` up on the built-in `super` itself, not "
-                   "on the parent class: `super` is a function, to be called first.")
+                   tr("Line {row}: `{text}` looks `{attr}` up on the built-in `super` itself, not on the parent "
+                      "class: `super` is a function, to be called first.", row=node.lineno, text=text, attr=node.attr))
         elif isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
             # A UserWarning PyTorch gives once, that the checks silence: on 3 or 4 axes, .T reverses them all.
             text = _segment(source, node)
             yield (TIER["dot-T"], node.lineno, ("dot-T", node.lineno),
-                   f"Line {node.lineno}: `{text}` reverses every axis of the tensor, which for a batch of "
-                   "matrices (3 or 4 axes) moves the batch axes too: swap only the two axes you mean.")
+                   tr("Line {row}: `{text}` reverses every axis of the tensor, which for a batch of matrices "
+                      "(3 or 4 axes) moves the batch axes too: swap only the two axes you mean.",
+                      row=node.lineno, text=text))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS
               and (node.args or any(k.arg == "dim" for k in node.keywords))
               and not any(k.arg == "keepdim" for k in node.keywords) and len(node.args) < 2
               and _segment(source, node.func.value) not in MODULE_NAMES):
             text = _segment(source, node)
             yield (TIER["keepdim"], node.lineno, ("keepdim", node.lineno),
-                   f"Line {node.lineno}: `{text}` drops the axis it reduces; keepdim=True keeps it (with size 1), "
-                   "so that the result still lines up with the tensor it came from, if that is what you need.")
+                   tr("Line {row}: `{text}` drops the axis it reduces; keepdim=True keeps it (with size 1), so that "
+                      "the result still lines up with the tensor it came from, if that is what you need.",
+                      row=node.lineno, text=text))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.BinOp):
             # B018 skips arithmetic (an operator may act); `scores / math.sqrt(d_k)` alone never does here.
             yield (TIER["B018"], node.lineno, ("B018", node.lineno),
@@ -240,10 +250,14 @@ def _from_ast(source):
               and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in NEW_TENSOR):
             call = node.value
             subject = _segment(source, call.func.value) if call.func.value is not None else ""
-            target = "its input" if subject in MODULE_NAMES else f"`{subject}`"
-            yield (TIER["discarded"], node.lineno, ("discarded", node.lineno),
-                   f"Line {node.lineno}: `{_segment(source, call)}` computes a new value and throws it away: "
-                   f"`{call.func.attr}` leaves {target} unchanged.")
+            row, text, method = node.lineno, _segment(source, call), call.func.attr
+            if subject in MODULE_NAMES:  # torch.softmax(x, -1): the function leaves its input unchanged
+                sentence = tr("Line {row}: `{text}` computes a new value and throws it away: `{method}` leaves its "
+                              "input unchanged.", row=row, text=text, method=method)
+            else:
+                sentence = tr("Line {row}: `{text}` computes a new value and throws it away: `{method}` leaves "
+                              "`{subject}` unchanged.", row=row, text=text, method=method, subject=subject)
+            yield TIER["discarded"], node.lineno, ("discarded", node.lineno), sentence
 
 
 def _segment(source, node):

@@ -28,8 +28,6 @@ import signal
 import sys
 import traceback
 
-from learner_kit import i18n
-
 PREAMBLE = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
 # Run once by the server, before any learner's code exists: what notebooks load lazily
 # (plotting, torch's meta-device kernels), so that each child starts warm.
@@ -335,6 +333,8 @@ def become_child(request, sync, control, wire):
         os.read(sync, 1)  # the server has announced this child: its replies may follow
         os.close(sync)
         child = Child(requests, replies, wire)
+        from learner_kit import i18n  # (imported here: this file runs as a script before learner_kit is on the path)
+
         i18n.set_language(request.get("language") or i18n.DEFAULT, figures=False)  # the submission's language
         signal.signal(signal.SIGALRM, _on_alarm)
         child.start(request["cell_timeout"])

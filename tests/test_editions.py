@@ -23,10 +23,11 @@ ENGLISH_IDS = sorted(md.stem for md in sources_dir("en").glob("[0-9][0-9]-*.md")
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 REGION = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", re.S)
 # Four English words in a row (two letters or more each), in prose or a comment, is an untranslated sentence.
-ENGLISH_RUN = re.compile(r"\b[A-Za-z][a-z']+(?:[ ,;:-]+[A-Za-z][a-z']+){3,}")
+ENGLISH_RUN = re.compile(r"\b[A-Za-z][a-z']+(?:[;:]?\s+[A-Za-z][a-z']+){3,}")
 # Names that are English in every edition: the paper's title, people and tools.
 KEPT_IN_ENGLISH = ("Attention Is All You Need", "The Annotated Transformer", "Neural Machine Translation by Jointly "
-                   "Learning to Align and Translate", "YOUR CODE HERE", "YOUR ANSWER HERE", "Add & Norm")
+                   "Learning to Align and Translate", "On Layer Normalization in the Transformer Architecture",
+                   "YOUR CODE HERE", "YOUR ANSWER HERE", "Add & Norm")
 
 
 def cells(lang, assignment):

@@ -136,3 +136,20 @@ def test_the_class_report_recognises_korean_grading_messages():
         stopped = i18n.tr(" (the answer cell of {unit} stopped with {error})", unit="LayerNorm", error="TimeoutError")
     assert class_report.classify([message])[:2] == ("limit", "run stopped")
     assert class_report.classify(["[shape] ..." + stopped])[:2] == ("limit", "answer cell: TimeoutError")
+
+
+def test_validate_names_the_failed_cell_in_the_notebook_language():
+    import runpy
+
+    import nbformat
+
+    from learner_kit.i18n import set_language  # noqa: F401  (the module imports it too)
+
+    class Config:
+        def __getattr__(self, name):
+            return self.__dict__.setdefault(name, type("Section", (), {})())
+
+    settings = runpy.run_path(str(ROOT / "lab-config" / "nbgrader_config.py"), init_globals={"get_config": Config})
+    cell = nbformat.v4.new_code_cell("assert False", metadata={"nbgrader": {"grade_id": "LayerNorm-visible"}})
+    assert settings["_named"](cell, "ko").source == "LayerNorm의 테스트 셀(정답 셀 바로 아래)이 다음 메시지로 멈췄습니다:"
+    assert settings["_named"](cell).source == "The test cell of LayerNorm (below its answer cell) stops with:"

@@ -78,3 +78,36 @@ def test_make_lab_serves_the_course_from_a_workspace(tmp_path):
     # a first layout opens notebook 01 at /lab (not the Launcher); kept beside the learner's work
     layout = json.loads((workspace / ".jupyter" / "workspaces" / DEFAULT_LAYOUT).read_text())
     assert layout["data"]["layout-restorer:data"]["main"]["current"] == f"notebook:{ASSIGNMENTS[0]}/{ASSIGNMENTS[0]}.ipynb"
+
+
+KOREAN = sorted(p.parent.name for p in (ROOT / "ko" / "course").glob("*/*.ipynb"))
+
+
+@pytest.mark.skipif(not KOREAN, reason="no Korean edition released")
+def test_make_lab_opens_the_korean_edition_in_its_own_workspace(tmp_path):
+    port, token = _free_port(), "course-test"
+    workspace = tmp_path / "workspace-ko"
+    args = f"--no-browser --port={port} --ServerApp.token={token} --ServerApp.open_browser=False"
+    lab = subprocess.Popen(
+        ["make", "--no-print-directory", "lab", "COURSE_LANG=ko", f"WORKSPACE={workspace}", f"LAB_ARGS={args}"],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        base = f"http://127.0.0.1:{port}"
+        _, landing, _ = _get(f"{base}/?token={token}", deadline)
+        assert landing.endswith(f"/lab/tree/{KOREAN[0]}/{KOREAN[0]}.ipynb?token={token}")
+        _, _, body = _get(f"{base}/api/contents?token={token}", deadline)
+        assert set(KOREAN) | {"GLOSSARY.md"} <= {entry["name"] for entry in json.loads(body)["content"]}
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        lab.wait(timeout=30)
+    notebook = json.loads((workspace / KOREAN[0] / f"{KOREAN[0]}.ipynb").read_text(encoding="utf-8"))
+    assert notebook["metadata"]["course_language"] == "ko"
+    assert re.search("[\uac00-\ud7a3]", "".join(notebook["cells"][0]["source"]))
+
+
+def test_make_lab_refuses_an_unknown_language_and_asks_nothing():
+    result = subprocess.run(["make", "--no-print-directory", "-n", "lab", "COURSE_LANG=fr"], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "COURSE_LANG=fr is not an edition of the course" in result.stderr
