@@ -22,7 +22,7 @@ def korean_font_files():
 
 
 def use_korean_font():
-    """Register NanumGothic with matplotlib and put it first, DejaVu Sans after it for what it lacks.
+    """Register NanumGothic with matplotlib, after DejaVu Sans: Latin, digits and math from DejaVu, Hangul from it.
     Returns the family's name; raises RuntimeError (saying what to install) when the font is missing."""
     from matplotlib import font_manager, rcParams
 
@@ -31,7 +31,8 @@ def use_korean_font():
         raise RuntimeError("The Korean font is missing: run `make venv` (it installs koreanize-matplotlib).")
     for file in files:
         font_manager.fontManager.addfont(str(file))
-    # a list of families: matplotlib takes each glyph from the first that has it (NanumGothic has no
-    # U+2212 minus sign, DejaVu Sans no Hangul)
-    rcParams["font.family"] = [FAMILY, "DejaVu Sans"]
+    # a list of families: matplotlib takes each glyph from the first that has it (DejaVu Sans has no Hangul,
+    # NanumGothic no U+2212 minus sign). DejaVu Sans comes first because mathtext (the 10⁻¹ of a log axis)
+    # takes every glyph from the first family only.
+    rcParams["font.family"] = ["DejaVu Sans", FAMILY]
     return FAMILY

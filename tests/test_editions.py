@@ -187,3 +187,12 @@ def test_the_glossary_goes_out_with_the_notebooks(lang):
     for term in ("d_k", "d_model", "Q", "attention", "residual", "mask"):
         assert term in text, term
     assert (course_dir(lang) / GLOSSARY).read_text(encoding="utf-8") == text, "make release copies it into the course"
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_nbval_markers_stand_alone(lang):
+    """nbval reads a marker only when the comment is the marker and nothing else (`# NBVAL_SKIP: why` is ignored)."""
+    loose = [f"{md.name}: {line.strip()}" for md in sorted(sources_dir(lang).glob("[0-9][0-9]-*.md"))
+             for line in md.read_text(encoding="utf-8").splitlines()
+             if re.match(r"\s*#+\s*NBVAL_", line) and not re.fullmatch(r"\s*#+\s*NBVAL_[A-Z_]+\s*", line)]
+    assert loose == []
