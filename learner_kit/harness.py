@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import torch
 from torch import nn
 
+from learner_kit.i18n import tr
 from learner_kit.messages import hint_for_error
 
 
@@ -204,7 +205,7 @@ def backpropagate(outcome, names, seed=0):
             total = sum((out * torch.randn(out.shape, generator=generator, dtype=out.dtype).to(out.device)).sum()
                         for out in (outcome.outputs[n] for n in names))
             if not total.requires_grad:
-                return "the results do not depend on the inputs through autograd (is something detached?)"
+                return tr("the results do not depend on the inputs through autograd (is something detached?)")
             total.backward()
         except Exception as error:  # the learner's graph may raise anything
             return describe_error(error)
@@ -253,15 +254,20 @@ def describe_kind(candidate):
 def wrong_kind(candidate, is_module, name):
     """(id, detail) when `candidate` is not the kind of object the unit is, else None."""
     described = candidate.kind if isinstance(candidate, Remote) else describe_kind(candidate)
-    kind = "a class" if described["kind"] in ("class", "module-class") else f"a {described['type']}"
+    a_class, kind = described["kind"] in ("class", "module-class"), described["type"]
     if described["kind"] == "missing":
-        return "runtime-error", f"`{name}` is not defined: did its cell run to the end?"
+        return "runtime-error", tr("`{name}` is not defined: did its cell run to the end?", name=name)
     if described["kind"] == "none":
-        return "not-implemented", f"`{name}` is None."
+        return "not-implemented", tr("`{name}` is None.", name=name)
     if is_module and described["kind"] != "module-class":
-        return "wrong-interface", f"`{name}` should be a class derived from nn.Module (the class itself, not an instance); got {kind}."
+        return "wrong-interface", (
+            tr("`{name}` should be a class derived from nn.Module (the class itself, not an instance); got a class.",
+               name=name) if a_class else
+            tr("`{name}` should be a class derived from nn.Module (the class itself, not an instance); got a {kind}.",
+               name=name, kind=kind))
     if not is_module and described["kind"] != "function":
-        return "wrong-interface", f"`{name}` should be a function; got {kind}."
+        return "wrong-interface", (tr("`{name}` should be a function; got a class.", name=name) if a_class else
+                                   tr("`{name}` should be a function; got a {kind}.", name=name, kind=kind))
     return None
 
 
@@ -297,11 +303,12 @@ def load_weights(module, weights):
     missing = [k for k in missing if k not in explained]
     unexpected = [k for k in unexpected if k not in explained]
     if missing:
-        problems.append("Missing: " + _by_submodule(missing) + ".")
+        problems.append(tr("Missing: {names}.", names=_by_submodule(missing)))
     if unexpected:
-        problems.append("Not in the exercise: " + _by_submodule(unexpected) + ".")
+        problems.append(tr("Not in the exercise: {names}.", names=_by_submodule(unexpected)))
     for key in weights.keys() & own.keys() - fitting.keys():
-        problems.append(f"`{key}` has shape {tuple(own[key].shape)}, expected {tuple(weights[key].shape)}.")
+        problems.append(tr("`{key}` has shape {shape}, expected {expected}.", key=key, shape=tuple(own[key].shape),
+                           expected=tuple(weights[key].shape)))
     return tuple(problems)
 
 
@@ -324,17 +331,18 @@ def _interface_notes(module, missing, unexpected):
                 lists.setdefault(".".join(path[:depth]), []).append(key)
                 break
     if plain:
-        names = " and ".join(f"`{key}`" for key in plain)
-        one = len(plain) == 1
-        notes.append(f"{names} {'is a plain tensor' if one else 'are plain tensors'}, so PyTorch does not count "
-                     f"{'it' if one else 'them'} as {'a parameter' if one else 'parameters'} (never trained or saved): "
-                     f"wrap {'it' if one else 'each'} in nn.Parameter.")
+        names = joined(f"`{key}`" for key in plain)
+        notes.append(tr("{names} is a plain tensor, so PyTorch does not count it as a parameter (never trained or "
+                        "saved): wrap it in nn.Parameter.", names=names) if len(plain) == 1 else
+                     tr("{names} are plain tensors, so PyTorch does not count them as parameters (never trained or "
+                        "saved): wrap each in nn.Parameter.", names=names))
         explained.update(plain)
     for name, keys in lists.items():
         kind = type(_attribute(module, name.split("."))).__name__
         container = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
-        notes.append(f"`{name}` is a Python {kind}: PyTorch does not see the modules inside a plain {kind} "
-                     f"(their parameters are never trained, moved or saved): hold them in an {container}.")
+        notes.append(tr("`{name}` is a Python {kind}: PyTorch does not see the modules inside a plain {kind} "
+                        "(their parameters are never trained, moved or saved): hold them in an {container}.",
+                        name=name, kind=kind, container=container))
         explained.update(keys)
     owners = {key.rsplit(".", 1)[0] for key in missing if "." in key and key not in explained}
     for owner in sorted(owners):
@@ -343,9 +351,9 @@ def _interface_notes(module, missing, unexpected):
         mine = sorted(k.rsplit(".", 1)[1] for k in unexpected if k.rsplit(".", 1)[0] == owner)
         kind = type(sub)
         if isinstance(sub, nn.Module) and mine and not kind.__module__.startswith("torch.") and hasattr(nn, kind.__name__):
-            notes.append(f"`{owner}` is your own `{kind.__name__}` class (parameters {', '.join(mine)}); the exercise "
-                         f"builds `{owner}` from PyTorch's `nn.{kind.__name__}` (parameters {', '.join(theirs)}): use "
-                         f"`nn.{kind.__name__}` here, as the exercise says.")
+            notes.append(tr("`{owner}` is your own `{klass}` class (parameters {mine}); the exercise builds `{owner}` "
+                            "from PyTorch's `nn.{klass}` (parameters {theirs}): use `nn.{klass}` here, as the exercise "
+                            "says.", owner=owner, klass=kind.__name__, mine=", ".join(mine), theirs=", ".join(theirs)))
             explained.update(f"{owner}.{leaf}" for leaf in theirs + mine)
     return notes, explained
 
@@ -373,15 +381,27 @@ def _by_submodule(keys):
     return "; ".join(f"`{owner}` ({', '.join(names)})" for owner, names in groups.items())
 
 
+def joined(names):
+    """'`a` and `b` and `c`': names put together in the current language."""
+    names = list(names)
+    text = names[0] if names else ""
+    for name in names[1:]:
+        text = tr("{first} and {second}", first=text, second=name)
+    return text
+
+
 def read_outputs(result, instance, where):
     """({name: tensor}, '') from a call's result, or (None, what is wrong with it)."""
     returned = sorted((int(spot.split(".")[1]), name) for name, spot in where.items() if spot.startswith("return."))
     if result is None and any(spot.startswith("return") for spot in where.values()):
-        return None, "It returned None: is a `return` missing?"
+        return None, tr("It returned None: is a `return` missing?")
     if returned and not (isinstance(result, (tuple, list)) and len(result) == len(returned)):
-        got = f"{len(result)} values" if isinstance(result, (tuple, list)) else f"a {type(result).__name__}"
-        names = ", ".join(name for _, name in returned)
-        return None, f"It returned {got}; the exercise asks for {len(returned)}: ({names})."
+        names, wanted = ", ".join(name for _, name in returned), len(returned)
+        if isinstance(result, (tuple, list)):
+            return None, tr("It returned {count} values; the exercise asks for {wanted}: ({names}).",
+                            count=len(result), wanted=wanted, names=names)
+        return None, tr("It returned a {kind}; the exercise asks for {wanted}: ({names}).",
+                        kind=type(result).__name__, wanted=wanted, names=names)
     outputs = {}
     for name, spot in where.items():
         if spot == "return":
@@ -392,9 +412,10 @@ def read_outputs(result, instance, where):
             attribute = spot.split(".", 1)[1]
             value = getattr(instance, attribute, None)
             if value is None:
-                return None, f"After forward, self.{attribute} is not set: the exercise asks you to keep it there."
+                return None, tr("After forward, self.{attribute} is not set: the exercise asks you to keep it there.",
+                                attribute=attribute)
         if not isinstance(value, torch.Tensor):
-            return None, f"`{name}` is a {type(value).__name__}, not a tensor."
+            return None, tr("`{name}` is a {kind}, not a tensor.", name=name, kind=type(value).__name__)
         outputs[name] = value
     return outputs, ""
 
@@ -414,11 +435,11 @@ def verdict(got, want, case, axes=None, values=True):
         return "wrong-interface", where + got.problem
     mismatch = _mismatch(got, want, case, axes or {}, values)
     if mismatch and got.weight_problems:
-        return "wrong-interface", "Parameter names differ from the exercise's. " + " ".join(got.weight_problems)
+        return "wrong-interface", tr("Parameter names differ from the exercise's.") + " " + " ".join(got.weight_problems)
     if mismatch:
         return mismatch[0], where + mismatch[1]
     if got.modified:
-        return "inplace-input", where + f"`{got.modified[0]}` was changed by the call."
+        return "inplace-input", where + tr("`{name}` was changed by the call.", name=got.modified[0])
     return None
 
 
@@ -427,24 +448,27 @@ def _mismatch(got, want, case, axes, values):
     for name in names:
         mine, theirs = got.outputs[name], want.outputs[name]
         if mine.shape != theirs.shape:
-            return "shape", f"`{name}` has shape {tuple(mine.shape)}, expected {tuple(theirs.shape)}."
+            return "shape", tr("`{name}` has shape {shape}, expected {expected}.", name=name, shape=tuple(mine.shape),
+                               expected=tuple(theirs.shape))
         if mine.dtype != theirs.dtype:
-            return "shape", f"`{name}` has dtype {mine.dtype}, expected {theirs.dtype}."
+            return "shape", tr("`{name}` has dtype {dtype}, expected {expected}.", name=name, dtype=mine.dtype,
+                               expected=theirs.dtype)
     if not values:
         return None
     for name in names:
         mine, theirs = got.outputs[name].detach(), want.outputs[name].detach()
         if mine.is_floating_point() and bool((mine.isnan() & ~theirs.isnan()).any()):
             spot = _where(mine.isnan() & ~theirs.isnan(), axes.get(name, ()))
-            cause = _MASK_CAUSE if case.inputs.get("mask") is not None else ""
-            return "nan", f"`{name}` holds NaN{spot}.{cause}"
+            cause = _mask_cause() if case.inputs.get("mask") is not None else ""
+            return "nan", tr("`{name}` holds NaN{where}.", name=name, where=spot) + cause
     for name in names:
         if not close(got.outputs[name], want.outputs[name]):
             return "wrong-values", describe_difference(name, got.outputs[name], want.outputs[name], axes.get(name, ()))
     return None
 
 
-_MASK_CAUSE = " The case has a mask: look at what your code does with blocked positions."
+def _mask_cause():
+    return tr(" The case has a mask: look at what your code does with blocked positions.")
 
 
 def close(mine, theirs):
@@ -462,16 +486,19 @@ def describe_difference(name, mine, theirs, axes=()):
     mine, theirs = mine.detach(), theirs.detach()
     if not mine.is_floating_point():
         wrong = mine != theirs
-        return f"`{name}`: {int(wrong.sum())} of {wrong.numel()} entries differ, the first{_where(wrong, axes)}."
+        return tr("`{name}`: {count} of {total} entries differ, the first{where}.", name=name, count=int(wrong.sum()),
+                  total=wrong.numel(), where=_where(wrong, axes))
     gap = (mine.double() - theirs.double()).abs().nan_to_num(nan=float("inf"))
     if mine.dim() == 0:
-        text = f"`{name}` is {float(mine):.5g}, expected {float(theirs):.5g} (a difference of {float(gap):.3g})."
+        text = tr("`{name}` is {value:.5g}, expected {expected:.5g} (a difference of {gap:.3g}).", name=name,
+                  value=float(mine), expected=float(theirs), gap=float(gap))
     else:
-        text = f"`{name}`: max abs difference {float(gap.max()):.3g}{_where(gap == gap.max(), axes)}."
+        text = tr("`{name}`: max abs difference {gap:.3g}{where}.", name=name, gap=float(gap.max()),
+                  where=_where(gap == gap.max(), axes))
     relative = float((gap / theirs.double().abs().clamp_min(1e-3)).max())
     if theirs.dtype == torch.float64 and relative < 1e-4:
-        text += (" That is float32 precision: a constant or tensor inside your code is made in "
-                 "float32; make it in the inputs' dtype or use a Python number.")
+        text += tr(" That is float32 precision: a constant or tensor inside your code is made in "
+                   "float32; make it in the inputs' dtype or use a Python number.")
     return text
 
 
@@ -482,28 +509,48 @@ def _where(flags, axes):
         return ""
     index = [int(i) for i in flags.nonzero()[0]]
     if axes is None:
-        return f" at index ({', '.join(map(str, index))})"
-    return " at " + position(index, axes)
+        return tr(" at index ({index})", index=", ".join(map(str, index)))
+    return tr(" at {position}", position=position(index, axes))
 
 
 def position(index, axes=()):
     """'batch 0, head 1, query 2, key 3': `axes` names the last axes, the first two are batch and head."""
     names = list(axes)[-len(index):] if axes and index else []
     names = ["batch", "head"][: len(index) - len(names)] + names
-    names = [f"axis {i}" for i in range(len(index) - len(names))] + names
+    words = _axis_words()
+    names = [tr("axis {number}", number=i) for i in range(len(index) - len(names))] + [words.get(n, n) for n in names]
     return ", ".join(f"{name} {i}" for name, i in zip(names, index))
+
+
+def _axis_words():
+    """The names of the axes that messages use, in the current language."""
+    return {"batch": tr("batch"), "head": tr("head"), "query": tr("query"), "key": tr("key"),
+            "position": tr("position"), "feature": tr("feature"), "word": tr("word")}
 
 
 def describe_error(error):
     """'ValueError: its text', where the learner's own code raised it, and a hint about its usual cause."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    line = getattr(error, "learner_line", "")
+    line = raised_where(error)
     hint = hint_for_error(error)
-    described = f"{type(error).__name__}: {text[:300]}" if text else f"{type(error).__name__} (with no message)"
+    described = (f"{type(error).__name__}: {text[:300]}" if text else
+                 tr("{error_type} (with no message)", error_type=type(error).__name__))
     if line:
-        described += f"\nYour own code raised it, at {line}: was that input really wrong?" if isinstance(
-            error, (AssertionError, ValueError)) and getattr(error, "raised_by_learner", True) else f"\nRaised at {line}."
-    return described + (f"\nHint: {hint}" if hint else "")
+        described += "\n" + (tr("Your own code raised it, at {line}: was that input really wrong?", line=line) if isinstance(
+            error, (AssertionError, ValueError)) and getattr(error, "raised_by_learner", True) else
+            tr("Raised at {line}.", line=line))
+    return described + ("\n" + tr("Hint: {hint}", hint=hint) if hint else "")
+
+
+def raised_where(error):
+    """'line 14 of your cell, `scores = ...`': where the learner's code raised `error` (mark_learner_line), in the
+    current language; '' when it is not known."""
+    spot = getattr(error, "learner_line_at", None)  # (number, code), kept apart from the words
+    if not spot:
+        return getattr(error, "learner_line", "")
+    number, code = spot
+    return (tr("line {number} of your cell, `{code}`", number=number, code=code) if code else
+            tr("line {number} of your cell", number=number))
 
 
 def _code_files(target):
@@ -526,8 +573,9 @@ _LIBRARY_MODULES = ("learner_kit.harness", "learner_kit.stand_ins", "learner_kit
 
 
 def mark_learner_line(error, target):
-    """Note on `error` (as `learner_line`) the last line of the learner's own code it passed through,
-    and (as `raised_by_learner`) whether that code raised it itself rather than a library it called."""
+    """Note on `error` (as `learner_line_at`, its number and code, and `learner_line`, in English words) the last
+    line of the learner's own code it passed through, and (as `raised_by_learner`) whether that code raised it
+    itself rather than a library it called. raised_where() says the line in the learner's language."""
     files, found, trace, last = _code_files(target), None, error.__traceback__, None
     while trace is not None:
         if trace.tb_frame.f_code.co_filename in files:
@@ -538,7 +586,8 @@ def mark_learner_line(error, target):
     number = found.tb_lineno
     text = linecache.getline(found.tb_frame.f_code.co_filename, number).strip()
     try:
-        error.learner_line = f"line {number} of your cell" + (f", `{text[:200]}`" if text else "")
+        error.learner_line_at = (number, text[:200])
+        error.learner_line = f"line {number} of your cell" + (f", `{text[:200]}`" if text else "")  # in English
         # a `raise` statement of theirs; an error from a C++ operation has no frame of its own
         # (with no text to read, as for code made from a string, its last frame decides)
         error.raised_by_learner = found is last and (not text or text.startswith(("raise", "assert")))
@@ -575,7 +624,7 @@ def nameable(generic_id, outcome):
 def named_detail(generic_id, detail):
     """The detail shown under a named mistake that explained a `generic_id` failure."""
     if generic_id == "nan":
-        detail = detail.replace(_MASK_CAUSE, "") + " It comes with the mistake named above: fix that first."
+        detail = detail.replace(_mask_cause(), "") + tr(" It comes with the mistake named above: fix that first.")
     return detail
 
 
@@ -658,9 +707,8 @@ def violated_property(properties, outcome, case, axes=None):
             sums = weights.sum(dim=-1)
             off = (sums - 1).abs() > atol + rtol
             if bool(off.any()):
-                worst = float(sums[off][0])
-                return (f"Each row of `{name}` should sum to 1 over the keys; the row{_where(off, axes.get(name, ())[:-1])} "
-                        f"sums to {worst:.4g}.")
+                return tr("Each row of `{name}` should sum to 1 over the keys; the row{where} sums to {total:.4g}.",
+                          name=name, where=_where(off, axes.get(name, ())[:-1]), total=float(sums[off][0]))
         elif kind == "masked_zero":
             mask = case.inputs.get(more[0])
             if mask is None:
@@ -668,8 +716,9 @@ def violated_property(properties, outcome, case, axes=None):
             blocked = ~torch.broadcast_to(mask.bool(), weights.shape)
             leak = blocked & (weights != 0)
             if bool(leak.any()):
-                return (f"A blocked key (mask False) gets weight {float(weights[leak][0]):.3g}{_where(leak, axes.get(name, ()))}, "
-                        "not exactly 0: after the softmax, blocked keys must have no weight at all.")
+                return tr("A blocked key (mask False) gets weight {weight:.3g}{where}, not exactly 0: after the softmax, "
+                          "blocked keys must have no weight at all.", weight=float(weights[leak][0]),
+                          where=_where(leak, axes.get(name, ())))
         else:
             raise ValueError(f"unknown property {kind!r}")
     return ""

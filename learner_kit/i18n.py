@@ -44,6 +44,11 @@ def set_language(language, figures=True):
         use_korean_font()
 
 
+def chosen_language():
+    """The language set_language (or speaking) chose in this process, or None when none was."""
+    return _chosen
+
+
 def language():
     """The language messages are written in now."""
     if _chosen is not None:

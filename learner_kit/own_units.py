@@ -19,6 +19,7 @@ import io
 import json
 from pathlib import Path
 
+from learner_kit.i18n import tr
 from learner_kit.visible import visible_problem
 
 # (assignment, the units of it the model uses), in course order: each may use the ones before.
@@ -95,24 +96,25 @@ def load_own_units(workspace="..", this_notebook="10-train.ipynb", report=print)
             problem = _try_yours(unit, cells.get(unit), namespace, accepted, notebook)
             if problem:
                 _run_quietly(provided[unit], namespace)
-                report(f"  provided {unit:<30} stands in: {problem}")
+                report(tr("  provided {unit:<30} stands in: {problem}", unit=unit, problem=problem))
             else:
                 accepted.append(unit)
-                report(f"  yours    {unit:<30} from {assignment}")
-    report(f"{len(accepted)} of {len(model_units)} units are yours.")
+                report(tr("  yours    {unit:<30} from {assignment}", unit=unit, assignment=assignment))
+    report(tr("{count} of {total} units are yours.", count=len(accepted), total=len(model_units)))
     return namespace
 
 
 def _try_yours(unit, source, namespace, accepted, notebook):
     """'' when your cell defines `unit` and it passes its visible checks (then it stays), else why not."""
     if source is None:
-        return f"{notebook} has no answer cell for it." if notebook.is_file() else f"{notebook} was not found."
+        return (tr("{notebook} has no answer cell for it.", notebook=notebook) if notebook.is_file() else
+                tr("{notebook} was not found.", notebook=notebook))
     earlier = {name: namespace[name] for name in accepted}
     try:
         _run_quietly(source, namespace)
     except Exception as error:  # your cell may raise anything
         namespace.update(earlier)
-        return f"its cell raised {type(error).__name__}: {error}"
+        return tr("its cell raised {error_type}: {error}", error_type=type(error).__name__, error=error)
     namespace.update(earlier)  # the cell may not replace a unit already chosen
     candidate = namespace.get(unit)
     try:

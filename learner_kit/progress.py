@@ -14,6 +14,9 @@ are read as saved on disk: save (Ctrl+S) to count what you typed since.
 
 Each unit gets one of: passed; not started (a blank is left); the first line of the test's
 message, which names the mistake ([sdpa-no-scale] ...); why it could not run.
+
+The table speaks the language that set_language chose, else that of the workspace's notebooks
+(their "course_language" metadata; the first one found decides).
 """
 import ast
 import contextlib
@@ -26,8 +29,12 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from learner_kit import i18n
+from learner_kit.i18n import tr
 
 PRELUDE = "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -156,7 +163,7 @@ def _run(source, namespace, label, timeout):
             exec(compile(source, label, "exec"), namespace)
         return None
     except CellTimeout:
-        return f"TimeoutError: the cell ran longer than {timeout} s"
+        return tr("TimeoutError: the cell ran longer than {timeout} s", timeout=timeout)
     except NotImplementedError:
         return "[not-implemented]"
     except BaseException as error:  # your code may raise anything, SystemExit included
@@ -180,7 +187,8 @@ def notebook_progress(path, timeout=CELL_TIMEOUT_S):
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        return [UnitProgress(assignment, "(notebook)", MISSING, f"cannot read {path.name}: {type(error).__name__}")]
+        return [UnitProgress(assignment, tr("(notebook)"), MISSING,
+                             tr("cannot read {name}: {error_type}", name=path.name, error_type=type(error).__name__))]
     namespace = {"__name__": "__main__"}
     exec(PRELUDE, namespace)
     answers, results = {}, []
@@ -191,14 +199,15 @@ def notebook_progress(path, timeout=CELL_TIMEOUT_S):
             label = f"<{assignment}: cell {number}, {kind} {name}>"
             if kind == "test":
                 if name not in answers:
-                    results.append(UnitProgress(assignment, name, MISSING, "its answer cell is missing"))
+                    results.append(UnitProgress(assignment, name, MISSING, tr("its answer cell is missing")))
                     continue
                 failure = answers[name] or _run(_without_magics(source), namespace, label, timeout)
                 results.append(_verdict(assignment, name, failure))
             else:
                 failure = _run(_without_magics(source), namespace, label, timeout)
                 if kind == "answer":  # a cell that stops is what its test reports
-                    answers[name] = failure if failure is None or failure.startswith("[") else f"its cell stopped: {failure}"
+                    answers[name] = (failure if failure is None or failure.startswith("[") else
+                                     tr("its cell stopped: {failure}", failure=failure))
     finally:
         os.chdir(here)
     return results
@@ -221,26 +230,60 @@ def course_progress(workspace=None, timeout=CELL_TIMEOUT_S):
     return results
 
 
+def table_language(workspace=None):
+    """The language of the table: the one set_language chose, else that of the workspace's first notebook."""
+    if i18n.chosen_language() is not None:  # set_language was called (in a notebook: its set-up cell)
+        return i18n.chosen_language()
+    for path in notebooks(find_workspace(workspace)):
+        try:
+            return i18n.notebook_language(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return i18n.language()
+
+
+def _width(text):
+    """How many columns `text` takes in a terminal: Hangul and other wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _padded(text, width):
+    return text + " " * (width - _width(text))
+
+
+def _clipped(text, width):
+    """`text` cut to `width` columns, ending with '…' where it was cut."""
+    if _width(text) <= width:
+        return text
+    kept = ""
+    for c in text:
+        if _width(kept + c) > width - 1:
+            break
+        kept += c
+    return kept + "…"
+
+
 def format_table(results, detail_width=64):
     """The results as a plain-text table, one line per unit, and a count at the end."""
     if not results:
-        return "No notebooks found: run `make lab` first (it copies the course into workspace/)."
-    marks = {PASSED: "✓ passed", NOT_STARTED: "· not started", FAILING: "✗ failing", MISSING: "? missing"}
-    notebook_width = max(len("notebook"), *(len(r.assignment) for r in results))
-    unit_width = max(len("unit"), *(len(r.unit) for r in results))
-    lines = [f"{'notebook':<{notebook_width}}  {'unit':<{unit_width}}  visible test",
-             "-" * (notebook_width + unit_width + 4 + len("visible test"))]
+        return tr("No notebooks found: run `make lab` first (it copies the course into workspace/).")
+    marks = {PASSED: tr("✓ passed"), NOT_STARTED: tr("· not started"), FAILING: tr("✗ failing"),
+             MISSING: tr("? missing")}
+    heading_notebook, heading_unit, heading_test = tr("notebook"), tr("unit"), tr("visible test")
+    notebook_width = max(_width(heading_notebook), *(_width(r.assignment) for r in results))
+    unit_width = max(_width(heading_unit), *(_width(r.unit) for r in results))
+    lines = [f"{_padded(heading_notebook, notebook_width)}  {_padded(heading_unit, unit_width)}  {heading_test}",
+             "-" * (notebook_width + unit_width + 4 + _width(heading_test))]
     previous = None
     for r in results:
         notebook = r.assignment if r.assignment != previous else ""
         previous = r.assignment
-        line = f"{notebook:<{notebook_width}}  {r.unit:<{unit_width}}  {marks[r.status]}"
+        line = f"{_padded(notebook, notebook_width)}  {_padded(r.unit, unit_width)}  {marks[r.status]}"
         if r.detail:
-            detail = r.detail if len(r.detail) <= detail_width else r.detail[: detail_width - 1] + "…"
-            line += f": {detail}"
+            line += f": {_clipped(r.detail, detail_width)}"
         lines.append(line)
     passed = sum(r.status == PASSED for r in results)
-    lines.append(f"{passed} of {len(results)} units pass their visible test.")
+    lines.append(tr("{passed} of {total} units pass their visible test.", passed=passed, total=len(results)))
     return "\n".join(lines)
 
 
@@ -255,38 +298,48 @@ def show_progress(workspace=None, timeout=CELL_TIMEOUT_S, in_process=False):
     if grading():  # nbgrader runs the notebook to grade it: the table is the learner's, not the grader's
         return []
     workspace = find_workspace(workspace)
+    language = table_language(workspace)
     if in_process:
-        results = course_progress(workspace, timeout)
-        print(format_table(results))
+        with i18n.speaking(language):
+            results = course_progress(workspace, timeout)
+            print(format_table(results))
         return results
-    command = [sys.executable, "-m", "learner_kit.progress", str(workspace), "--json"]
+    command = [sys.executable, "-m", "learner_kit.progress", str(workspace), "--json", "--language", language]
     env = {**os.environ, "MPLBACKEND": "Agg"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout * 60)
-    try:
-        results = [UnitProgress(**fields) for fields in json.loads(done.stdout)]
-    except ValueError:
-        print(f"The progress table could not be made:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-        return []
-    print(format_table(results))
+    with i18n.speaking(language):
+        try:
+            results = [UnitProgress(**fields) for fields in json.loads(done.stdout)]
+        except ValueError:
+            print(tr("The progress table could not be made:\n{output}", output=done.stdout[-2000:] + done.stderr[-2000:]))
+            return []
+        print(format_table(results))
     return results
 
 
 def main(argv=None):
+    """`python -m learner_kit.progress [WORKSPACE] [--json] [--language LANG]`: print the table (or its rows as JSON)."""
     args = sys.argv[1:] if argv is None else list(argv)
     as_json = "--json" in args
     args = [a for a in args if a != "--json"]
+    language = None
+    if "--language" in args[:-1]:
+        at = args.index("--language")
+        language, args = args[at + 1], args[:at] + args[at + 2:]
     workspace = Path(args[0]) if args else None
-    if workspace is not None and not notebooks(workspace):
-        print(f"No notebooks in {workspace}/: run `make lab` first (it copies the course there).")
-        return 1
-    started = time.monotonic()
-    os.environ.setdefault("MPLBACKEND", "Agg")  # a figure drawn by a definition goes nowhere
-    results = course_progress(workspace)
-    if as_json:
-        print(json.dumps([asdict(r) for r in results]))
-        return 0
-    print(format_table(results))
-    print(f"({time.monotonic() - started:.1f} s; the notebooks as last saved)")
+    with i18n.speaking(language or table_language(workspace)):
+        if workspace is not None and not notebooks(workspace):
+            print(tr("No notebooks in {workspace}/: run `make lab` first (it copies the course there).",
+                     workspace=workspace))
+            return 1
+        started = time.monotonic()
+        os.environ.setdefault("MPLBACKEND", "Agg")  # a figure drawn by a definition goes nowhere
+        results = course_progress(workspace)
+        if as_json:
+            print(json.dumps([asdict(r) for r in results]))
+            return 0
+        print(format_table(results))
+        print(tr("({seconds:.1f} s; the notebooks as last saved)", seconds=time.monotonic() - started))
     return 0
 
 

@@ -19,8 +19,9 @@ from importlib import resources
 
 import torch
 
-from learner_kit import harness, static_hints
+from learner_kit import harness, i18n, static_hints
 from learner_kit.harness import Call, Case, Outcome
+from learner_kit.i18n import tr
 from learner_kit.messages import format_message
 from learner_kit.replay import Replay
 
@@ -50,7 +51,7 @@ def check_visible(unit_name, candidate, *specific_checks):
             raise AssertionError(found[0]) from None
     if message:
         raise AssertionError(message)
-    print(f"All visible tests passed for {unit_name}.")
+    print(tr("All visible tests passed for {unit}.", unit=unit_name))
 
 
 # Ids that say what is wrong but not which mistake made it: a named mistake outranks them.
@@ -104,7 +105,7 @@ def _visible_problem(unit_name, candidate):
     wrong = harness.wrong_kind(candidate, init is not None, unit_name)
     if wrong:
         return format_message(*wrong)
-    cases = [Case(c["inputs"], label=c["label"], compare=tuple(c["compare"]), torch_seed=c["torch_seed"])
+    cases = [Case(c["inputs"], label=case_label(c), compare=tuple(c["compare"]), torch_seed=c["torch_seed"])
              for c in data["cases"]]
     calls = [replace(call, bindings=_replays(c)) for c in data["cases"]]
     learner = [harness.run(candidate, calls[i], case) for i, case in enumerate(cases)]
@@ -152,10 +153,10 @@ def _right_with_stand_ins(unit_name, candidate, data, call, cases):
         if _problem(got, _outcome(stored["reference"][index]), case, call.axes, data["properties"]) is not None:
             return False
     if not isinstance(candidate, harness.Remote):  # the grader decides; learners read the note in their notebook
-        names = " and ".join(f"`{name}`" for name in bindings)
-        print(f"Note: your {unit_name} is right: built from simple stand-ins for {names}, it gives what the "
-              f"exercise's {unit_name} gives with them. With your own {names} it does not, so fix {names} first "
-              "(its test above says how).")
+        names = harness.joined(f"`{name}`" for name in bindings)
+        print(tr("Note: your {unit} is right: built from simple stand-ins for {names}, it gives what the exercise's "
+                 "{unit} gives with them. With your own {names} it does not, so fix {names} first (its test above "
+                 "says how).", unit=unit_name, names=names))
     return True
 
 
@@ -177,9 +178,11 @@ def _note_broken_helpers(unit_name, candidate, data, calls, cases):
                 broken.append(helper)
                 break
     if broken:
-        names = " and ".join(f"`{name}`" for name in broken)
-        print(f"Note: your {unit_name} passes with a correct {names}; with your own {names} it gives other "
-              f"results. Fix {names} first (the test{'s' if len(broken) > 1 else ''} above say{'' if len(broken) > 1 else 's'} how).")
+        names = harness.joined(f"`{name}`" for name in broken)
+        print(tr("Note: your {unit} passes with a correct {names}; with your own {names} it gives other results. "
+                 "Fix {names} first (the test above says how).", unit=unit_name, names=names) if len(broken) == 1 else
+              tr("Note: your {unit} passes with a correct {names}; with your own {names} it gives other results. "
+                 "Fix {names} first (the tests above say how).", unit=unit_name, names=names))
 
 
 def fingerprint_file(unit_name):
@@ -194,6 +197,12 @@ def load(unit_name):
         raise ValueError(f"no visible checks for {unit_name!r}")
     with resources.as_file(source) as file:
         return torch.load(file, weights_only=True)
+
+
+def case_label(case_data):
+    """A stored case's label in the current language: the fingerprint keeps it in every language ("labels"),
+    else (a fingerprint made before it did) in English."""
+    return case_data.get("labels", {}).get(i18n.language()) or case_data["label"]
 
 
 def _outcome(stored):

@@ -11,6 +11,8 @@ import sys
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from learner_kit.i18n import tr
+
 # Built-ins that do an exercise's work, for every unit; a unit may add its own.
 FORBIDDEN_FUNCTION_NAMES = (
     "torch.nn.functional.scaled_dot_product_attention",
@@ -73,7 +75,7 @@ class Watch(TorchFunctionMode):
         except TypeError:  # an unhashable callable cannot be forbidden
             name = None
         if name:
-            return "forbidden-builtin", f"Your code calls {name}."
+            return "forbidden-builtin", tr("Your code calls {name}.", name=name)
         return None
 
 
@@ -83,6 +85,7 @@ def forbidden_submodule(instance, classes):
         return None
     for name, module in instance.named_modules():
         if isinstance(module, tuple(classes)):
-            where = f"Its submodule `{name}`" if name else "It"
-            return "forbidden-builtin", f"{where} is a {type(module).__module__.split('.')[0]}.nn.{type(module).__name__}."
+            klass = f"{type(module).__module__.split('.')[0]}.nn.{type(module).__name__}"
+            return "forbidden-builtin", (tr("Its submodule `{name}` is a {klass}.", name=name, klass=klass) if name else
+                                         tr("It is a {klass}.", klass=klass))
     return None

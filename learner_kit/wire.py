@@ -87,6 +87,7 @@ def error_info(error):
     return {"type": type(error).__name__[:200], "base": base, "message": str(error)[:4000],
             "args": args if len(args) == len(error.args) else None,
             "line": str(getattr(error, "learner_line", ""))[:300],
+            "line_at": _line_at(getattr(error, "learner_line_at", None)),
             "raised_by_learner": getattr(error, "raised_by_learner", None) is True}
 
 
@@ -104,7 +105,17 @@ def rebuilt_error(info):
     if isinstance(line, str) and line:
         error.learner_line = line[:300]
         error.raised_by_learner = info.get("raised_by_learner") is True
+        spot = _line_at(info.get("line_at"))
+        if spot is not None:
+            error.learner_line_at = spot
     return error
+
+
+def _line_at(spot):
+    """(line number, its code) as harness.mark_learner_line keeps them, checked; None for anything else."""
+    if isinstance(spot, (tuple, list)) and len(spot) == 2 and isinstance(spot[0], int) and isinstance(spot[1], str):
+        return (spot[0], spot[1][:200])
+    return None
 
 
 def _rebuilt(base, name, message, info):

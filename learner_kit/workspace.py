@@ -18,6 +18,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from learner_kit import i18n
+from learner_kit.i18n import tr
+
 DEFAULT_LAYOUT = "default-37a8.jupyterlab-workspace"  # jupyterlab_server's file name for the workspace "default"
 
 
@@ -104,6 +107,15 @@ def seed_layout(workspaces_dir: Path, notebook: str) -> Path | None:
     return target
 
 
+def release_language(release: Path) -> str:
+    """The language the release's notebooks are written in (the first one's metadata), else the current one."""
+    first = first_notebook(release) if Path(release).is_dir() else None
+    try:
+        return i18n.notebook_language(json.loads((Path(release) / first).read_text(encoding="utf-8")))
+    except (TypeError, OSError, ValueError):
+        return i18n.language()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("release", type=Path)
@@ -111,13 +123,15 @@ def main(argv=None):
     parser.add_argument("--layout", type=Path, metavar="WORKSPACES_DIR",
                         help="JupyterLab's workspaces folder: seed a layout that opens the first notebook")
     args = parser.parse_args(argv)
-    if not args.release.is_dir():
-        parser.exit(1, f"{args.release}/ not found: run this from the course repository.\n")
-    copied = sync_workspace(args.release, args.workspace)
-    if copied:
-        print(f"Copied {len(copied)} new file(s) from {args.release}/ into {args.workspace}/ (your existing files are untouched).")
-    else:
-        print(f"{args.workspace}/ is up to date; your work is untouched.")
+    with i18n.speaking(release_language(args.release)):
+        if not args.release.is_dir():
+            parser.exit(1, tr("{release}/ not found: run this from the course repository.", release=args.release) + "\n")
+        copied = sync_workspace(args.release, args.workspace)
+        if copied:
+            print(tr("Copied {count} new file(s) from {release}/ into {workspace}/ (your existing files are untouched).",
+                     count=len(copied), release=args.release, workspace=args.workspace))
+        else:
+            print(tr("{workspace}/ is up to date; your work is untouched.", workspace=args.workspace))
     notebook = first_notebook(args.workspace)
     if args.layout is not None and notebook is not None:
         seed_layout(args.layout, notebook)

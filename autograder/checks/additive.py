@@ -23,6 +23,7 @@ import torch
 
 from autograder import reference
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import UnitSpec, check, register, variant_class  # noqa: F401  (check: see the docstring)
@@ -99,9 +100,10 @@ def _weights_before_dropout(outcome, case):
         return ""
     sums = outcome.outputs["weights"].detach().double().sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
-        return ("With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
-                f"(one row sums to {float(sums.flatten()[(sums.flatten() - 1).abs().argmax()]):.4g}): return the "
-                "weights before dropout; only the output is computed from the dropped ones.")
+        total = float(sums.flatten()[(sums.flatten() - 1).abs().argmax()])
+        return tr("With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
+                  "(one row sums to {total:.4g}): return the weights before dropout; only the output is computed from "
+                  "the dropped ones.", total=total)
     return ""
 
 
@@ -118,17 +120,17 @@ def _case(seed, lead, label, l_q=L_Q, l_k=L_K, mask=None, dropout=None, grad=Fal
 
 
 def _padded(seed, **more):
-    return _case(seed, (B, H), "4-D inputs (batch, head, position, feature) with a padding mask (B, 1, 1, L_k)",
+    return _case(seed, (B, H), tr("4-D inputs (batch, head, position, feature) with a padding mask (B, 1, 1, L_k)"),
                  mask=inputs.padding_mask([4, 2], L_K), **more)
 
 
 def _mixed(seed, **more):
-    return _case(seed, (B, H), "4-D inputs with a mask of shape (B, 1, L_q, L_k)",
+    return _case(seed, (B, H), tr("4-D inputs with a mask of shape (B, 1, L_q, L_k)"),
                  mask=inputs.mixed_mask(seed, (B, 1, L_Q, L_K)), **more)
 
 
 def _staircase(seed, **more):
-    return _case(seed, (B,), "3-D inputs with an (L_q, L_k) mask shared by the batch",
+    return _case(seed, (B,), tr("3-D inputs with an (L_q, L_k) mask shared by the batch"),
                  mask=inputs.staircase_mask(L_Q, L_K), **more)
 
 
@@ -139,20 +141,21 @@ register(UnitSpec(
     axes={"weights": ("query", "key"), "output": ("query", "feature")},
     cases={
         "values": lambda: [
-            _case(201, (B,), "3-D inputs (batch, position, feature)"),
-            _case(202, (B, H), "4-D inputs (batch, head, position, feature)"),
-            _case(203, (B, H), "4-D inputs and a dropout module in training mode (the output must be the dropped weights times the values)",
+            _case(201, (B,), tr("3-D inputs (batch, position, feature)")),
+            _case(202, (B, H), tr("4-D inputs (batch, head, position, feature)")),
+            _case(203, (B, H), tr("4-D inputs and a dropout module in training mode (the output must be the dropped "
+                                  "weights times the values)"),
                   dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
-            _case(204, (B,), "3-D inputs with a single query (L_q = 1)", l_q=1),
+            _case(204, (B,), tr("3-D inputs with a single query (L_q = 1)"), l_q=1),
         ],
         "masks": lambda: [_padded(211), _mixed(212), _staircase(213)],
-        "float64": lambda: [c.to(torch.float64) for c in (_case(202, (B, H), "4-D inputs in float64"), _mixed(212))],
+        "float64": lambda: [c.to(torch.float64) for c in (_case(202, (B, H), tr("4-D inputs in float64")), _mixed(212))],
         "grad": lambda: [_mixed(212, grad=True)],
         "device": lambda: [_padded(211)],
         "properties": lambda: [_padded(211), _mixed(212), _padded(214, dropout=torch.nn.Dropout(0.5).train(),
                                                                  torch_seed=7)],
     },
-    probes=lambda: [_mixed(301), _case(302, (B,), "3-D inputs (batch, position, feature)")],
+    probes=lambda: [_mixed(301), _case(302, (B,), tr("3-D inputs (batch, position, feature)"))],
     mutants=_mutants(_AdditiveAttention, (-2, 1, 0)),
     knobbed=_AdditiveAttention,
     properties=(_weights_before_dropout, ("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
@@ -173,28 +176,36 @@ def _attention_case(seed, label, l_q=L_Q, l_k=L_K, mask=None, dtype=torch.float3
     return Case(args, label=label).to(dtype)
 
 
-_CROSS = "cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors"
+def _cross(seed, **more):
+    label = tr("cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors")
+    return _attention_case(seed, label, **more)
 
 
 def _mha_padded(seed, **more):
-    return _attention_case(seed, "cross-attention with a padding mask (B, 1, 1, L_k)",
+    return _attention_case(seed, tr("cross-attention with a padding mask (B, 1, 1, L_k)"),
                            mask=inputs.padding_mask([4, 2], L_K), **more)
 
 
 def _mha_mixed(seed, **more):
-    return _attention_case(seed, "cross-attention with a mask of shape (B, 1, L_q, L_k)",
+    return _attention_case(seed, tr("cross-attention with a mask of shape (B, 1, L_q, L_k)"),
                            mask=inputs.mixed_mask(seed, (B, 1, L_Q, L_K)), **more)
 
 
 def _mha_shared(seed, **more):
-    return _attention_case(seed, "cross-attention with an (L_q, L_k) mask shared by the batch and the heads",
+    return _attention_case(seed, tr("cross-attention with an (L_q, L_k) mask shared by the batch and the heads"),
                            mask=inputs.staircase_mask(L_Q, L_K), **more)
+
+
+def _dropout_not_in_score():
+    return tr("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
+              "bias at every position, and it still depends on the inputs: self.dropout does not reach the attention "
+              "weights. Give it to self.score.")
 
 
 def _self_attention(seed):
     x = inputs.normal(seed, x=(B, L_K, D_MODEL))["x"]
-    return Case({"query": x, "key": x, "value": x}, label="self-attention: query, key and value are one tensor"
-                ).to(torch.float32)
+    label = tr("self-attention: query, key and value are one tensor")
+    return Case({"query": x, "key": x, "value": x}, label=label).to(torch.float32)
 
 
 register(UnitSpec(
@@ -203,19 +214,18 @@ register(UnitSpec(
     outputs={"attn": "attr.attn", "output": "return"},
     axes={"attn": ("batch", "head", "query", "key"), "output": ("query", "feature")},
     cases={
-        "values": lambda: [_attention_case(221, _CROSS), _self_attention(222)],
+        "values": lambda: [_cross(221), _self_attention(222)],
         "masks": lambda: [_mha_padded(223), _mha_mixed(224), _mha_shared(225)],
-        "float64": lambda: [_attention_case(221, _CROSS, dtype=torch.float64), _mha_padded(223, dtype=torch.float64)],
+        "float64": lambda: [_cross(221, dtype=torch.float64), _mha_padded(223, dtype=torch.float64)],
         "grad": lambda: [_mha_padded(223, grad=True)],
         "device": lambda: [_mha_padded(223)],
         "properties": lambda: [_mha_padded(226)],
     },
-    probes=lambda: [_mha_mixed(321), _attention_case(322, "cross-attention with L_q = L_k = 4", l_q=4, l_k=4)],
+    probes=lambda: [_mha_mixed(321), _attention_case(322, tr("cross-attention with L_q = L_k = 4"), l_q=4, l_k=4)],
     mutants=_mutants(_AdditiveMultiHeadAttention, (-2, 1)),
     knobbed=_AdditiveMultiHeadAttention,
-    properties=(partial(dropout_reaches_weights, explain_failures=True, missing=(
-        "and it still depends on the inputs: self.dropout does not reach the attention weights. Give it to "
-        "self.score.")), ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+    properties=(partial(dropout_reaches_weights, explain_failures=True, missing=_dropout_not_in_score),
+                ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",
     weight_noise=0.3,

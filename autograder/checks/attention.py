@@ -13,6 +13,7 @@ from functools import partial
 import torch
 
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import UnitSpec, register
@@ -68,17 +69,17 @@ def _case(seed, lead, label, l_q=L_Q, l_k=L_K, d_k=D_K, d_v=D_V, mask=None, drop
 
 def _padded(seed, **more):
     mask = inputs.padding_mask([4, 2], L_K)
-    return _case(seed, (B, H), "4-D inputs with a padding mask (B, 1, 1, L_k)", mask=mask, **more)
+    return _case(seed, (B, H), tr("4-D inputs with a padding mask (B, 1, 1, L_k)"), mask=mask, **more)
 
 
 def _mixed(seed, **more):
     mask = inputs.mixed_mask(seed, (B, 1, L_Q, L_K))
-    return _case(seed, (B, H), "4-D inputs with a mask of shape (B, 1, L_q, L_k)", mask=mask, **more)
+    return _case(seed, (B, H), tr("4-D inputs with a mask of shape (B, 1, L_q, L_k)"), mask=mask, **more)
 
 
 def _dropped(seed):
     """A dropout module in training mode: the weights returned are those before dropout (COURSE.md), rows summing to 1."""
-    return _case(seed, (B, H), "4-D inputs and a dropout module in training mode",
+    return _case(seed, (B, H), tr("4-D inputs and a dropout module in training mode"),
                  dropout=torch.nn.Dropout(0.5).train(), torch_seed=7)
 
 
@@ -90,16 +91,17 @@ def _weights_before_dropout(outcome, case):
     sums = outcome.outputs["weights"].detach().sum(dim=-1)
     if torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
         return ""
-    return ("With a dropout module in training mode, the weights you return have rows summing to "
-            f"{float(sums.flatten()[0]):.4g}, not 1: return the weights from before dropout; only the output "
-            "uses the dropped ones.")
+    return tr("With a dropout module in training mode, the weights you return have rows summing to "
+              "{total:.4g}, not 1: return the weights from before dropout; only the output "
+              "uses the dropped ones.", total=float(sums.flatten()[0]))
 
 
 def _values_cases():
     return [
-        _case(1, (B,), "3-D inputs (batch, position, feature)"),
-        _case(2, (B, H), "4-D inputs (batch, head, position, feature)"),
-        _case(3, (B, H), "4-D inputs and a dropout module in training mode (the output must be the dropped weights times the values)",
+        _case(1, (B,), tr("3-D inputs (batch, position, feature)")),
+        _case(2, (B, H), tr("4-D inputs (batch, head, position, feature)")),
+        _case(3, (B, H), tr("4-D inputs and a dropout module in training mode (the output must be the dropped weights "
+                            "times the values)"),
               dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
     ]
 
@@ -107,17 +109,17 @@ def _values_cases():
 def _mask_cases():
     staircase = inputs.staircase_mask(L_Q, L_K)
     return [_padded(11), _mixed(12),
-            _case(13, (B,), "3-D inputs with a (L_q, L_k) mask shared by the batch", mask=staircase)]
+            _case(13, (B,), tr("3-D inputs with a (L_q, L_k) mask shared by the batch"), mask=staircase)]
 
 
 def _probes():
     square = inputs.padding_mask([3, 2], 4)
     return [
         _mixed(101),
-        _case(102, (B, H), "4-D inputs where L_k = d_k = n_head = 4, with a padding mask",
+        _case(102, (B, H), tr("4-D inputs where L_k = d_k = n_head = 4, with a padding mask"),
               d_k=4, l_k=4, d_v=5, mask=square),
-        _case(103, (B,), "3-D inputs (batch, position, feature)"),
-        _case(104, (3, 3), "4-D inputs where batch = n_head = L_k = d_k = 3", l_k=3, d_k=3),
+        _case(103, (B,), tr("3-D inputs (batch, position, feature)")),
+        _case(104, (3, 3), tr("4-D inputs where batch = n_head = L_k = d_k = 3"), l_k=3, d_k=3),
     ]
 
 
@@ -128,7 +130,7 @@ register(UnitSpec(
     cases={
         "values": _values_cases,
         "masks": _mask_cases,
-        "float64": lambda: [c.to(torch.float64) for c in (_case(2, (B, H), "4-D inputs in float64"), _mixed(12))],
+        "float64": lambda: [c.to(torch.float64) for c in (_case(2, (B, H), tr("4-D inputs in float64")), _mixed(12))],
         "grad": lambda: [_mixed(12, grad=True)],
         "device": lambda: [_padded(11)],
         "properties": lambda: [_padded(11), _mixed(12), _dropped(3)],

@@ -17,6 +17,7 @@ import torch
 from autograder import reference
 from learner_kit import harness
 from learner_kit.harness import Call
+from learner_kit.i18n import tr
 from learner_kit.messages import format_message
 from learner_kit.stand_ins import STAND_INS
 
@@ -184,7 +185,7 @@ def check(unit_name, candidate, aspect):
         failure = None  # right with right parts: the learner's own part is to blame, and loses its own points
     if failure is not None:
         raise failure.with_traceback(None)  # the message is the point, not the checks' frames
-    print(f"✓ {unit_name}: {aspect} passed")
+    print(tr("✓ {unit}: {aspect} passed", unit=unit_name, aspect=aspect))
 
 
 def _random_dropout(case):
@@ -305,11 +306,11 @@ class _Checker:
         dropped, scaled = coefficients.abs() <= tolerance, (coefficients - kept).abs() <= tolerance
         if not bool((dropped | scaled).all()):
             where = harness.position([int(i) for i in (~(dropped | scaled)).nonzero()[0]], ("query", "key"))
-            return (f"With a dropout module, the output must be the weights, each dropped (0) or scaled by "
-                    f"1/(1 - p), times the values; at {where} it is neither. Is dropout applied to the weights, "
-                    "once, before they multiply the values?")
+            return tr("With a dropout module, the output must be the weights, each dropped (0) or scaled by "
+                      "1/(1 - p), times the values; at {where} it is neither. Is dropout applied to the weights, "
+                      "once, before they multiply the values?", where=where)
         if not bool(dropped.any()) or not bool(scaled.any()):
-            return "With a dropout module in training mode, no weight was dropped: is the dropout module used?"
+            return tr("With a dropout module in training mode, no weight was dropped: is the dropout module used?")
         return ""
 
     def compare_gradients(self, aspect):
@@ -333,11 +334,13 @@ class _Checker:
             moved = case.to(device=device)
             got = self.run(moved)
             if got.error is not None and guards.is_device_error(got.error):
-                detail = f"With every input on the '{device}' device: {harness.describe_error(got.error)}"
+                detail = tr("With every input on the '{device}' device: {error}", device=device,
+                            error=harness.describe_error(got.error))
                 self.fail(moved, got, None, self.spec.device_id, detail)
             strays = [n for n, t in (got.outputs or {}).items() if t.device.type != device]
             if strays:
-                detail = f"With every input on the '{device}' device, `{strays[0]}` comes back on another device."
+                detail = tr("With every input on the '{device}' device, `{name}` comes back on another device.",
+                            device=device, name=strays[0])
                 self.fail(moved, got, None, self.spec.device_id, detail)
             if device != "meta":  # on meta, anything else (e.g. .item()) is inconclusive, never failed
                 want = self.reference(moved)
@@ -348,7 +351,7 @@ class _Checker:
     def _gradient_problem(self, case, got, want):
         for outcome in (want, got):
             if outcome.backprop_failure:
-                return f"Backpropagating through your code failed: {outcome.backprop_failure}"
+                return tr("Backpropagating through your code failed: {failure}", failure=outcome.backprop_failure)
         pairs = [("input", n, got.inputs[n].grad, want.inputs[n].grad)
                  for n, v in case.inputs.items() if isinstance(v, torch.Tensor) and v.requires_grad]
         if want.instance is not None:
@@ -358,8 +361,13 @@ class _Checker:
             if theirs is None:
                 continue
             if mine is None:
-                return f"No gradient reaches the {kind} `{name}`."
+                if kind == "parameter":
+                    return tr("No gradient reaches the parameter `{name}`.", name=name)
+                return tr("No gradient reaches the input `{name}`.", name=name)
             if not harness.close(mine, theirs):
-                axes = None if kind == "parameter" else self.call.axes.get(name, ())
-                return f"The gradient of the {kind} " + harness.describe_difference(name, mine, theirs, axes)
+                if kind == "parameter":
+                    difference = harness.describe_difference(name, mine, theirs, None)
+                    return tr("The gradient of the parameter {difference}", difference=difference)
+                difference = harness.describe_difference(name, mine, theirs, self.call.axes.get(name, ()))
+                return tr("The gradient of the input {difference}", difference=difference)
         return ""

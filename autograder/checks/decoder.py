@@ -26,6 +26,7 @@ from torch import nn
 from autograder import reference
 from learner_kit import harness, probes
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import UnitSpec, register, variant_class
@@ -134,14 +135,16 @@ def _case(seed, masks=None, dtype=torch.float32, grad=False, l_tgt=L_TGT, l_src=
     if masks == "padding":
         src_lengths, tgt_lengths = [l_src, l_src - 3], [l_tgt, l_tgt - 2]
         src_mask, tgt_mask = inputs.padding_mask(src_lengths, l_src), _causal_padding(tgt_lengths, l_tgt)
-        label = (f"{shapes}, a source padding mask (B, 1, 1, L_src) with {src_lengths[0]} and {src_lengths[1]} real "
-                 f"tokens, a causal target mask (B, 1, L_tgt, L_tgt) with {tgt_lengths[0]} and {tgt_lengths[1]}")
+        label = tr("{shapes}, a source padding mask (B, 1, 1, L_src) with {src_first} and {src_second} real "
+                   "tokens, a causal target mask (B, 1, L_tgt, L_tgt) with {tgt_first} and {tgt_second}", shapes=shapes,
+                   src_first=src_lengths[0], src_second=src_lengths[1], tgt_first=tgt_lengths[0], tgt_second=tgt_lengths[1])
     elif masks == "mixed":
         src_mask, tgt_mask = inputs.mixed_mask(seed, (B, 1, l_tgt, l_src)), inputs.mixed_mask(seed + 1, (B, 1, l_tgt, l_tgt))
-        label = f"{shapes}, masks of shape (B, 1, L_tgt, L_src) and (B, 1, L_tgt, L_tgt) blocking scattered keys"
+        label = tr("{shapes}, masks of shape (B, 1, L_tgt, L_src) and (B, 1, L_tgt, L_tgt) blocking scattered keys",
+                   shapes=shapes)
     else:
         src_mask = tgt_mask = None
-        label = f"{shapes}, no masks"
+        label = tr("{shapes}, no masks", shapes=shapes)
     args = {"x": drawn["x"], "memory": drawn["memory"], "src_mask": src_mask, "tgt_mask": tgt_mask}
     return Case(args, label=label).to(dtype)
 
@@ -174,16 +177,19 @@ def _noise_like(tensor, seed):
 
 
 def _rerun(outcome, case, change, **changed):
-    """The learner's module on the case's inputs with some replaced: (output, '') or (None, what went wrong)."""
+    """The learner's module on the case's inputs with some replaced: (output, '') or (None, what went wrong).
+
+    `change` says what was replaced, in the learner's language: the clause that follows "Run again after"."""
     args = {name: value.detach() if isinstance(value, torch.Tensor) else value for name, value in case.inputs.items()}
     args.update(changed)
     with harness.isolated(), torch.no_grad():
         try:
             out = probes.probe("call", outcome.instance, *args.values())
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return None, f"Run again after {change}, your code raised {harness.describe_error(error)}"
+            return None, tr("Run again after {change}, your code raised {error}", change=change,
+                            error=harness.describe_error(error))
     if not isinstance(out, torch.Tensor) or out.shape != outcome.outputs["output"].shape:
-        return None, f"Run again after {change}, your code returned something of another shape."
+        return None, tr("Run again after {change}, your code returned something of another shape.", change=change)
     return out, ""
 
 
@@ -201,15 +207,16 @@ def _future_invisible(outcome, case):
     for start in (1, x.size(1) - 1):
         changed = x.clone()
         changed[:, start:] = _noise_like(x, 98)[:, start:]
-        change = f"changing target positions {start} and later of x"
+        change = tr("changing target positions {start} and later of x", start=start)
         out, problem = _rerun(outcome, case, change, x=changed)
         if problem:
             return problem
         if not harness.close(out[:, :start], before[:, :start]):
             gap = (out[:, :start] - before[:, :start]).abs()
-            return (f"With a causal tgt_mask, {change} changed the output at an earlier position ({_first_max(gap)}, "
-                    f"by {float(gap.max()):.3g}). Position i may depend on target positions 0 … i only: the target "
-                    "mask must reach the masked self-attention.")
+            return tr("With a causal tgt_mask, {change} changed the output at an earlier position ({where}, "
+                      "by {gap:.3g}). Position i may depend on target positions 0 … i only: the target "
+                      "mask must reach the masked self-attention.", change=change, where=_first_max(gap),
+                      gap=float(gap.max()))
     return ""
 
 
@@ -220,15 +227,16 @@ def _source_padding_invisible(outcome, case):
         return ""
     memory = case.inputs["memory"].detach()
     real = src_mask[:, 0, 0, :, None]  # (B, L_src, 1): True at real source tokens
-    change = "changing only the padded source positions of memory (src_mask False)"
+    change = tr("changing only the padded source positions of memory (src_mask False)")
     out, problem = _rerun(outcome, case, change, memory=torch.where(real, memory, _noise_like(memory, 97)))
     if problem:
         return problem
     before = outcome.outputs["output"].detach()
     if not harness.close(out, before):
         gap = (out - before).abs()
-        return (f"{change[0].upper() + change[1:]} changed the output ({_first_max(gap)}, by {float(gap.max()):.3g}). "
-                "No target position may read the source's padding: src_mask must reach the cross-attention.")
+        return tr("Changing only the padded source positions of memory (src_mask False) changed the output ({where}, "
+                  "by {gap:.3g}). No target position may read the source's padding: src_mask must reach the "
+                  "cross-attention.", where=_first_max(gap), gap=float(gap.max()))
     return ""
 
 
@@ -245,35 +253,40 @@ def _dropout_acts(outcome, case):
     try:
         runs = probes.probe("training_call", outcome.instance, init, 0, *args)
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Built as DecoderLayer{init} and run in training mode, your code raised {harness.describe_error(error)}"
+        return tr("Built as DecoderLayer{init} and run in training mode, your code raised {error}", init=init,
+                  error=harness.describe_error(error))
     if not harness.close(runs["training"], runs["evaluation"]):
-        return (f"Built as DecoderLayer{init}, your layer gives other outputs in training mode than in evaluation "
-                "mode, so some dropout inside it did not get dropout=0.0: pass `dropout` on to every sublayer you build.")
+        return tr("Built as DecoderLayer{init}, your layer gives other outputs in training mode than in evaluation "
+                  "mode, so some dropout inside it did not get dropout=0.0: pass `dropout` on to every sublayer you "
+                  "build.", init=init)
     before = outcome.outputs["output"].detach()
     for number in (1, 2, 3):
-        change = f"Run with only dropout{number} dropping everything (p=1, training mode)"
         try:
             dropped = probes.probe("call_dropping", outcome.instance, [f"dropout{number}"], *args)
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return f"{change}, your code raised {harness.describe_error(error)}"
+            return tr("Run with only dropout{number} dropping everything (p=1, training mode), your code raised {error}",
+                      number=number, error=harness.describe_error(error))
         if isinstance(dropped, torch.Tensor) and dropped.shape == before.shape and harness.close(dropped, before):
-            return (f"{change}, the output is the same as without dropout: dropout{number} is never applied. "
-                    "Each sublayer's output goes through its own dropout (dropout1, dropout2, dropout3).")
-    change = "Run with every dropout dropping everything (p=1, training mode)"
+            return tr("Run with only dropout{number} dropping everything (p=1, training mode), the output is the same "
+                      "as without dropout: dropout{number} is never applied. Each sublayer's output goes through its "
+                      "own dropout (dropout1, dropout2, dropout3).", number=number)
     try:
         dropped = probes.probe("call_dropping_all", outcome.instance, *args)
         expected = case.inputs["x"].detach()
         for number in (1, 2, 3):  # the learner's own norms
             expected = probes.probe("call_method", outcome.instance, f"norm{number}", expected)
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"{change}, your code raised {harness.describe_error(error)}"
+        return tr("Run with every dropout dropping everything (p=1, training mode), your code raised {error}",
+                  error=harness.describe_error(error))
     if not isinstance(dropped, torch.Tensor) or dropped.shape != expected.shape:
-        return f"{change}, your code did not return a tensor of the input's shape."
+        return tr("Run with every dropout dropping everything (p=1, training mode), your code did not return a tensor "
+                  "of the input's shape.")
     if not harness.close(dropped, expected):
         gap = (dropped - expected).abs()
-        return (f"{change}, each sublayer's output is dropped before its residual add, so the layer should return "
-                f"norm3(norm2(norm1(x))); yours differs (at {_first_max(gap)}, by {float(gap.max()):.3g}). Does "
-                "every sublayer's output go through its own dropout, before the add and not after the norm?")
+        return tr("Run with every dropout dropping everything (p=1, training mode), each sublayer's output is dropped "
+                  "before its residual add, so the layer should return norm3(norm2(norm1(x))); yours differs (at "
+                  "{where}, by {gap:.3g}). Does every sublayer's output go through its own dropout, before the add and "
+                  "not after the norm?", where=_first_max(gap), gap=float(gap.max()))
     return ""
 
 

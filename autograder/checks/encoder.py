@@ -38,6 +38,7 @@ from torch import nn
 from autograder import reference
 from learner_kit import harness, probes
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import CheckFailure, UnitSpec, register, variant_class
@@ -159,7 +160,8 @@ PE_TABLE_MUTANTS = {
 def _tokens(seed, length=L, low=0):
     generator = torch.Generator().manual_seed(seed)
     tokens = torch.randint(low, VOCAB, (B, length), generator=generator)
-    return Case({"tokens": tokens}, label=f"tokens ({B}, {length}), ids from {low} to {VOCAB - 1}")
+    return Case({"tokens": tokens},
+                label=tr("tokens ({batch}, {length}), ids from {low} to {high}", batch=B, length=length, low=low, high=VOCAB - 1))
 
 
 def _embed_case(seed, dtype=torch.float32, length=L, low=0):
@@ -169,12 +171,16 @@ def _embed_case(seed, dtype=torch.float32, length=L, low=0):
 def _pe_case(seed, dtype=torch.float32, grad=False, length=L):
     drawn = inputs.normal(seed, x=(B, length, D_MODEL))
     args = inputs.needing_grad(drawn) if grad else drawn
-    return Case(args, label=f"x ({B}, {length}, {D_MODEL}) with max_len {MAX_LEN}").to(dtype)
+    label = tr("x ({batch}, {length}, {d_model}) with max_len {max_len}", batch=B, length=length, d_model=D_MODEL,
+               max_len=MAX_LEN)
+    return Case(args, label=label).to(dtype)
 
 
 def _pe_zeros():
     """x of zeros over all max_len positions: forward's output is the learner's whole table."""
-    return Case({"x": torch.zeros(B, MAX_LEN, D_MODEL)}, label=f"x of zeros ({B}, {MAX_LEN}, {D_MODEL}) with max_len {MAX_LEN}")
+    label = tr("x of zeros ({batch}, {length}, {d_model}) with max_len {max_len}", batch=B, length=MAX_LEN, d_model=D_MODEL,
+               max_len=MAX_LEN)
+    return Case({"x": torch.zeros(B, MAX_LEN, D_MODEL)}, label=label)
 
 
 def _x_case(seed, mask=None, dtype=torch.float32, grad=False):
@@ -183,12 +189,13 @@ def _x_case(seed, mask=None, dtype=torch.float32, grad=False):
     x = inputs.needing_grad(x) if grad else x
     if mask == "padding":
         x["mask"] = inputs.padding_mask(_LENGTHS, L)
-        label = f"x ({B}, {L}, {D_MODEL}) with a padding mask (B, 1, 1, L): rows of {_LENGTHS[0]} and {_LENGTHS[1]} real tokens"
+        label = tr("x ({batch}, {length}, {d_model}) with a padding mask (B, 1, 1, L): rows of {first} and {second} real "
+                   "tokens", batch=B, length=L, d_model=D_MODEL, first=_LENGTHS[0], second=_LENGTHS[1])
     elif mask == "mixed":
         x["mask"] = inputs.mixed_mask(seed, (B, 1, L, L))
-        label = f"x ({B}, {L}, {D_MODEL}) with a mask of shape (B, 1, L, L)"
+        label = tr("x ({batch}, {length}, {d_model}) with a mask of shape (B, 1, L, L)", batch=B, length=L, d_model=D_MODEL)
     else:
-        label = f"x ({B}, {L}, {D_MODEL}) without a mask"
+        label = tr("x ({batch}, {length}, {d_model}) without a mask", batch=B, length=L, d_model=D_MODEL)
     return Case(x, label=label).to(dtype)
 
 
@@ -209,16 +216,18 @@ def _padding_changes_nothing(outcome, case):
         try:
             out = probes.probe("call", outcome.instance, changed, mask)
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return f"Run again with other values at the padded positions of x, your code raised {harness.describe_error(error)}"
+            return tr("Run again with other values at the padded positions of x, your code raised {error}",
+                      error=harness.describe_error(error))
     before = outcome.outputs["output"].detach()
     if not isinstance(out, torch.Tensor) or out.shape != before.shape:
-        return "Run again with other values at the padded positions of x, your code returned something of another shape."
+        return tr("Run again with other values at the padded positions of x, your code returned something of another "
+                  "shape.")
     keep = real[..., None].expand(before.shape)
     if not harness.close(out[keep], before[keep]):
         gap = (out - before).abs().masked_fill(~keep, 0)
         where = harness.position([int(i) for i in (gap == gap.max()).nonzero()[0]], ("batch", "position", "feature"))
-        return ("Changing only what the padded positions of x hold (mask False) changed the output at a real position "
-                f"({where}, by {float(gap.max()):.3g}). Padding must be invisible to every real token.")
+        return tr("Changing only what the padded positions of x hold (mask False) changed the output at a real position "
+                  "({where}, by {gap:.3g}). Padding must be invisible to every real token.", where=where, gap=float(gap.max()))
     return ""
 
 
@@ -226,18 +235,24 @@ def independent_layers(stack, n_layers):
     """A property: the `stack` ("encoder", "decoder") holds n_layers different layer objects."""
 
     def independent(outcome, case):
+        name = tr("encoder") if stack == "encoder" else tr("decoder")  # the stack's name in the learner's language
         try:
             layers = probes.probe("module_list", outcome.instance, "layers")
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return f"Reading the {stack}'s `layers` raised {harness.describe_error(error)}"
+            return tr("Reading the {stack}'s `layers` raised {error}", stack=name, error=harness.describe_error(error))
         if not layers["is_module_list"]:
-            return f"The {stack} should keep its layers in an nn.ModuleList called `layers`."
+            return tr("The {stack} should keep its layers in an nn.ModuleList called `layers`.", stack=name)
         count, distinct = layers["count"], layers["distinct"]
         if count != n_layers:
-            return f"Built with n_layers={n_layers}, `layers` holds {count} layers."
+            return tr("Built with n_layers={n_layers}, `layers` holds {count} layers.", n_layers=n_layers, count=count)
         if distinct != count:
-            raise CheckFailure("encoder-shared-layers", f"The {stack}'s `layers` has {count} slots but only "
-                               f"{distinct} distinct layer object{'s' if distinct > 1 else ''}.")
+            if distinct > 1:
+                detail = tr("The {stack}'s `layers` has {count} slots but only {distinct} distinct layer objects.",
+                            stack=name, count=count, distinct=distinct)
+            else:
+                detail = tr("The {stack}'s `layers` has {count} slots but only {distinct} distinct layer object.",
+                            stack=name, count=count, distinct=distinct)
+            raise CheckFailure("encoder-shared-layers", detail)
         return ""
 
     independent.__doc__ = f"The {stack} holds n_layers different layer objects."
@@ -252,13 +267,16 @@ def _table(module):
     try:
         built = probes.probe("fresh_buffer", module, (D_MODEL, MAX_LEN, 0.0), "pe")
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Building PositionalEncoding({D_MODEL}, max_len={MAX_LEN}) raised {harness.describe_error(error)}"
+        return tr("Building PositionalEncoding({d_model}, max_len={max_len}) raised {error}", d_model=D_MODEL,
+                  max_len=MAX_LEN, error=harness.describe_error(error))
     if built["kind"] == "parameter":
-        return "The table `pe` is a parameter: it is fixed, so it belongs in a buffer."
+        return tr("The table `pe` is a parameter: it is fixed, so it belongs in a buffer.")
+    if built["kind"] == "attribute":
+        return tr("The table `pe` is an attribute, not a buffer: keep it with self.register_buffer('pe', ...) so that "
+                  "it moves with .to(device) and is saved with the model, but is never trained.")
     if built["kind"] != "buffer":
-        kind = "an attribute" if built["kind"] == "attribute" else "missing"
-        return (f"The table `pe` is {kind}, not a buffer: keep it with self.register_buffer('pe', ...) so that it "
-                "moves with .to(device) and is saved with the model, but is never trained.")
+        return tr("The table `pe` is missing, not a buffer: keep it with self.register_buffer('pe', ...) so that it "
+                  "moves with .to(device) and is saved with the model, but is never trained.")
     return built["value"]
 
 
@@ -351,17 +369,21 @@ def _table_mistakes(table):
                 break
         else:
             if _position_in_frequency(table):
-                return ("pe-wrong-frequency",), ("each position's row turns with the pair index (sin and cos of "
-                                                  "k·v at pair k): the position went into the frequency, the pair "
-                                                  "index into the angle.")
+                return ("pe-wrong-frequency",), tr("each position's row turns with the pair index (sin and cos of "
+                                                    "k·v at pair k): the position went into the frequency, the pair "
+                                                    "index into the angle.")
             return (), ""
     paper = ["sin" if c % 2 == 0 else "cos" for c in range(d_model)]
     swapped = ["cos" if c % 2 == 0 else "sin" for c in range(d_model)]
     if waves not in (paper, swapped):
         misplaced = [c for c in range(d_model) if waves[c] != paper[c]]
-        return (), (f"it holds sines and cosines of the position, but feature{'s' if len(misplaced) > 1 else ''} "
-                    f"{_features(misplaced)} hold{'' if len(misplaced) > 1 else 's'} the other one: feature 2i takes "
-                    "sin(pos / 10000^(2i/d_model)) and feature 2i+1 its cosine, interleaved.")
+        if len(misplaced) > 1:
+            return (), tr("it holds sines and cosines of the position, but features {features} hold the other one: "
+                          "feature 2i takes sin(pos / 10000^(2i/d_model)) and feature 2i+1 its cosine, interleaved.",
+                          features=_features(misplaced))
+        return (), tr("it holds sines and cosines of the position, but feature {features} holds the other one: "
+                      "feature 2i takes sin(pos / 10000^(2i/d_model)) and feature 2i+1 its cosine, interleaved.",
+                      features=_features(misplaced))
     want = _paper_table(positions, d_model, sin_even=waves == paper)
     gaps = (table - want).abs().amax(dim=0)
     off = [c for c in range(d_model) if float(gaps[c]) > max(1e-3, 10 * fits[c][1])]
@@ -370,9 +392,15 @@ def _table_mistakes(table):
         return (ids, "") if ids and _close_table(table, want) else ((), "")
     c = off[0]
     paper_w = 10000.0 ** (-(c - c % 2) / d_model)
-    sentence = (f"feature{'s' if len(off) > 1 else ''} {_features(off)} turn{'' if len(off) > 1 else 's'} at other "
-                f"frequencies than 1/10000^(2i/d_model): feature {c} goes as {waves[c]}({_turn(fits[c][0], waves[c]):.4g}·pos) "
-                f"where it should be {waves[c]}({paper_w:.4g}·pos).")
+    features, wave, w = _features(off), waves[c], _turn(fits[c][0], waves[c])
+    if len(off) > 1:
+        sentence = tr("features {features} turn at other frequencies than 1/10000^(2i/d_model): feature {c} goes as "
+                      "{wave}({w:.4g}·pos) where it should be {wave}({paper_w:.4g}·pos).",
+                      features=features, c=c, wave=wave, w=w, paper_w=paper_w)
+    else:
+        sentence = tr("feature {features} turns at other frequencies than 1/10000^(2i/d_model): feature {c} goes as "
+                      "{wave}({w:.4g}·pos) where it should be {wave}({paper_w:.4g}·pos).",
+                      features=features, c=c, wave=wave, w=w, paper_w=paper_w)
     return (*ids, "pe-wrong-frequency"), sentence
 
 
@@ -412,18 +440,23 @@ def _sinusoid_table(outcome, case):
         return mine
     want = _table(reference.PositionalEncoding)
     if mine.shape != want.shape:
-        return f"The buffer `pe` has shape {tuple(mine.shape)}; it should be (1, max_len, d_model) = {tuple(want.shape)}."
+        return tr("The buffer `pe` has shape {shape}; it should be (1, max_len, d_model) = {expected}.",
+                  shape=tuple(mine.shape), expected=tuple(want.shape))
     if torch.allclose(mine, want, rtol=1e-5, atol=1e-6):
         return ""
     difference = harness.describe_difference("pe[0]", mine[0], want[0], ("position", "feature"))
     for mistake_id, variants in PE_TABLE_MUTANTS.items():
         # Loose: a table built in float32 holds angles up to ~1e4 here, and their sines only to ~1e-3.
         if any(torch.allclose(mine, _table(variant), rtol=0, atol=1e-2) for variant in variants):
-            raise CheckFailure(mistake_id, "In the table your __init__ builds, " + difference)
+            raise CheckFailure(mistake_id, tr("In the table your __init__ builds, {difference}", difference=difference))
     ids, sentence = _table_mistakes(mine[0])
     if ids:
-        raise CheckFailure(ids, f"In the table your __init__ builds, {sentence} {difference}")
-    return "The table `pe` is not the sinusoidal encoding" + (f": {sentence} " if sentence else ": ") + difference
+        raise CheckFailure(ids, tr("In the table your __init__ builds, {sentence} {difference}", sentence=sentence,
+                                   difference=difference))
+    if sentence:
+        return tr("The table `pe` is not the sinusoidal encoding: {sentence} {difference}", sentence=sentence,
+                  difference=difference)
+    return tr("The table `pe` is not the sinusoidal encoding: {difference}", difference=difference)
 
 
 def _dropout_on_the_sum(outcome, case):
@@ -432,17 +465,19 @@ def _dropout_on_the_sum(outcome, case):
     try:
         dropped = probes.probe("call_dropping_all", outcome.instance, x)
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+        return tr("Run with its dropout dropping everything (p=1, training mode), your code raised {error}",
+                  error=harness.describe_error(error))
     if not isinstance(dropped, torch.Tensor) or dropped.shape != x.shape:
-        return "Run with its dropout dropping everything (p=1, training mode), forward did not return a tensor of x's shape."
+        return tr("Run with its dropout dropping everything (p=1, training mode), forward did not return a tensor of x's "
+                  "shape.")
     if bool((dropped == 0).all()):
         return ""
     if harness.close(dropped, outcome.outputs["output"].detach()):
-        return ("With its dropout set to drop everything (p=1, training mode), forward returns what it returns without "
-                "dropout: the `dropout` submodule is never applied. It belongs on the sum x + pe.")
-    return ("With its dropout set to drop everything (p=1, training mode), forward should return zeros, since dropout "
-            f"acts on the whole sum x + pe; yours keeps values up to {float(dropped.abs().max()):.3g}. Is dropout applied "
-            "to one of the two terms only?")
+        return tr("With its dropout set to drop everything (p=1, training mode), forward returns what it returns without "
+                  "dropout: the `dropout` submodule is never applied. It belongs on the sum x + pe.")
+    return tr("With its dropout set to drop everything (p=1, training mode), forward should return zeros, since dropout "
+              "acts on the whole sum x + pe; yours keeps values up to {largest:.3g}. Is dropout applied "
+              "to one of the two terms only?", largest=float(dropped.abs().max()))
 
 
 def _dropouts_on_sublayer_outputs(outcome, case):
@@ -454,15 +489,17 @@ def _dropouts_on_sublayer_outputs(outcome, case):
         want = probes.probe("call_method", outcome.instance, "norm2",
                             probes.probe("call_method", outcome.instance, "norm1", x))
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Run with every dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+        return tr("Run with every dropout dropping everything (p=1, training mode), your code raised {error}",
+                  error=harness.describe_error(error))
     if not isinstance(dropped, torch.Tensor) or dropped.shape != x.shape:
-        return "Run with every dropout dropping everything (p=1, training mode), the layer did not return a tensor of x's shape."
+        return tr("Run with every dropout dropping everything (p=1, training mode), the layer did not return a tensor of "
+                  "x's shape.")
     if harness.close(dropped, want):
         return ""
     gap = float((dropped - want).abs().max())
-    return ("With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should vanish "
-            f"before their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}. Are dropout1 and "
-            "dropout2 applied to the sublayers' outputs, before each add?")
+    return tr("With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should vanish "
+              "before their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}. Are dropout1 and "
+              "dropout2 applied to the sublayers' outputs, before each add?", gap=gap)
 
 
 def _dropouts_in(text):
@@ -487,14 +524,17 @@ def dropout_rates(unit, which):
         try:
             text = probes.probe("call_method", outcome.instance, "__repr__")
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return f"Printing your {unit} raised {harness.describe_error(error)}"
+            return tr("Printing your {unit} raised {error}", unit=unit, error=harness.describe_error(error))
         found = _dropouts_in(text) if isinstance(text, str) else {}
         other = [f"`{name}` (p={p:g})" for name, p in found.items() if re.fullmatch(which, name) and p != DROPOUT]
-        if other:
-            return (f"Built with dropout={DROPOUT}, your {unit} has dropouts with another rate: "
-                    f"{', '.join(other[:4])}{f' and {len(other) - 4} more' if len(other) > 4 else ''}. Pass `dropout` on to every "
-                    f"{'sublayer' if unit == 'EncoderLayer' else 'layer'} you build.")
-        return ""
+        if not other:
+            return ""
+        listed = ", ".join(other[:4]) + (tr(" and {count} more", count=len(other) - 4) if len(other) > 4 else "")
+        if unit == "EncoderLayer":
+            return tr("Built with dropout={rate}, your {unit} has dropouts with another rate: {listed}. Pass `dropout` on "
+                      "to every sublayer you build.", rate=DROPOUT, unit=unit, listed=listed)
+        return tr("Built with dropout={rate}, your {unit} has dropouts with another rate: {listed}. Pass `dropout` on "
+                  "to every layer you build.", rate=DROPOUT, unit=unit, listed=listed)
 
     rates.__doc__ = f"The dropouts of the {unit} ({which}) drop with the rate it was built with."
     return rates

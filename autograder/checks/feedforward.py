@@ -11,6 +11,7 @@ import torch
 from autograder import reference
 from learner_kit import harness, probes
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import UnitSpec, register, variant_class
@@ -43,10 +44,10 @@ def _position_wise(outcome, case):
         try:
             out = probes.probe("call", outcome.instance, changed)
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-            return f"Run on x changed at position 0, your code raised {harness.describe_error(error)}"
+            return tr("Run on x changed at position 0, your code raised {error}", error=harness.describe_error(error))
     if not isinstance(out, torch.Tensor) or not harness.close(out[:, 1:], outcome.outputs["output"][:, 1:]):
-        return ("Changing x at position 0 changed the output at other positions: each position should go "
-                "through the network on its own, without seeing the others.")
+        return tr("Changing x at position 0 changed the output at other positions: each position should go "
+                  "through the network on its own, without seeing the others.")
     return ""
 
 
@@ -61,17 +62,19 @@ def _dropout_on_hidden(outcome, case):
     try:
         dropped = probes.probe("call_dropping_all", outcome.instance, x)
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+        return tr("Run with its dropout dropping everything (p=1, training mode), your code raised {error}",
+                  error=harness.describe_error(error))
     if not isinstance(dropped, torch.Tensor) or dropped.shape != bias_only.shape:
-        return "Run with its dropout dropping everything (p=1, training mode), the FFN did not return a tensor of the input's shape."
+        return tr("Run with its dropout dropping everything (p=1, training mode), the FFN did not return a tensor of the "
+                  "input's shape.")
     if harness.close(dropped, outcome.outputs["output"].detach()):
-        return ("With its dropout set to drop everything (p=1, training mode), the FFN gives what it gives without "
-                "dropout: the `dropout` submodule is never applied. It belongs on the hidden activations, before w_2.")
+        return tr("With its dropout set to drop everything (p=1, training mode), the FFN gives what it gives without "
+                  "dropout: the `dropout` submodule is never applied. It belongs on the hidden activations, before w_2.")
     if not harness.close(dropped, bias_only):
         gap = float((dropped - bias_only).abs().max())
-        return ("With its dropout set to drop everything (p=1, training mode), every hidden activation is 0, so the "
-                f"output should be w_2's bias at every position; it differs by up to {gap:.3g}. Is dropout applied to "
-                "the input, or to w_2's output, instead of between the ReLU and w_2?")
+        return tr("With its dropout set to drop everything (p=1, training mode), every hidden activation is 0, so the "
+                  "output should be w_2's bias at every position; it differs by up to {gap:.3g}. Is dropout applied to "
+                  "the input, or to w_2's output, instead of between the ReLU and w_2?", gap=gap)
     return ""
 
 

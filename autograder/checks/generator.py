@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from autograder import reference
 from learner_kit import harness, probes
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import CheckFailure, UNITS, UnitSpec, register, variant_class
@@ -94,7 +95,8 @@ TRANSFORMER_MUTANTS = {
 def _x(seed, shape=(B, L, D_MODEL), dtype=torch.float32, grad=False, scale=1.0):
     drawn = {"x": scale * inputs.normal(seed, x=shape)["x"]}
     drawn = inputs.needing_grad(drawn) if grad else drawn
-    label = f"x {tuple(shape)}" + (f", entries of size about {scale:g} (confident logits)" if scale != 1.0 else "")
+    label = (f"x {tuple(shape)}" if scale == 1.0 else
+             tr("x {shape}, entries of size about {scale:g} (confident logits)", shape=tuple(shape), scale=scale))
     return Case(drawn, label=label).to(dtype)
 
 
@@ -109,10 +111,11 @@ def _tokens(seed, padded=True, tgt_high=SRC_VOCAB, causal_only=False, dtype=torc
     src_mask = (src != 0)[:, None, None, :]
     causal = torch.ones(L_TGT, L_TGT, dtype=torch.bool).tril()
     tgt_mask = causal[None] if causal_only else (tgt != 0)[:, None, None, :] & causal
-    label = (f"src ({B}, {L_SRC}) and tgt ({B}, {L_TGT}) ids" + (", row 1 of each padded" if padded else "")
-             + (f", target ids up to {tgt_high - 1}" if tgt_high != SRC_VOCAB else "")
-             + (", tgt_mask the causal mask (1, L_tgt, L_tgt) alone" if causal_only else
-                ", src_mask (B, 1, 1, L_src) and tgt_mask (B, 1, L_tgt, L_tgt)"))
+    label = (tr("src ({batch}, {l_src}) and tgt ({batch}, {l_tgt}) ids", batch=B, l_src=L_SRC, l_tgt=L_TGT)
+             + (tr(", row 1 of each padded") if padded else "")
+             + (tr(", target ids up to {top}", top=tgt_high - 1) if tgt_high != SRC_VOCAB else "")
+             + (tr(", tgt_mask the causal mask (1, L_tgt, L_tgt) alone") if causal_only else
+                tr(", src_mask (B, 1, 1, L_src) and tgt_mask (B, 1, L_tgt, L_tgt)")))
     return Case({"src": src, "tgt": tgt, "src_mask": src_mask, "tgt_mask": tgt_mask}, label=label).to(dtype)
 
 
@@ -126,8 +129,8 @@ def _log_probabilities(outcome, case):
     off = (total - 1).abs() > 1e-4
     if bool(off.any()):
         where = harness.position([int(i) for i in off.nonzero()[0]], ("position",))
-        return (f"exp of your output should sum to 1 over the vocabulary (the last axis) at every position; at {where} "
-                f"it sums to {float(total[off][0]):.4g}.")
+        return tr("exp of your output should sum to 1 over the vocabulary (the last axis) at every position; at {where} "
+                  "it sums to {total:.4g}.", where=where, total=float(total[off][0]))
     return ""
 
 
@@ -137,9 +140,10 @@ def _finite_when_confident(outcome, case):
     bad = ~torch.isfinite(out)
     if bool(bad.any()):
         where = harness.position([int(i) for i in bad.nonzero()[0]], ("position", "word"))
-        return (f"With confident logits (scores hundreds apart, as a trained model gives) your output holds "
-                f"{float(out[bad][0])} at {where}. A probability below ~1e-45 is 0 in float32, and log 0 = -inf: "
-                "compute the log-probabilities in one stable step, without forming the probabilities first.")
+        return tr("With confident logits (scores hundreds apart, as a trained model gives) your output holds "
+                  "{value} at {where}. A probability below ~1e-45 is 0 in float32, and log 0 = -inf: "
+                  "compute the log-probabilities in one stable step, without forming the probabilities first.",
+                  value=float(out[bad][0]), where=where)
     return ""
 
 
@@ -161,13 +165,15 @@ def _target_embedding(outcome, case):
         for side in ("src_embed", "tgt_embed"):
             results[side] = probes.probe("with_noise", model, side, "decode", memory, src_mask, tgt, tgt_mask)
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Calling encode and decode on their own raised {harness.describe_error(error)}"
+        return tr("Calling encode and decode on their own raised {error}", error=harness.describe_error(error))
     if not harness.close(results["src_embed"], before):
-        raise CheckFailure("transformer-tgt-uses-src-embed", "With the encoder's memory fixed, changing the weights of "
-                           "src_embed changed what decode returns: decode must read the target through tgt_embed.")
+        raise CheckFailure("transformer-tgt-uses-src-embed", tr(
+            "With the encoder's memory fixed, changing the weights of src_embed changed what decode returns: decode "
+            "must read the target through tgt_embed."))
     if harness.close(results["tgt_embed"], before):
-        raise CheckFailure("transformer-tgt-uses-src-embed", "Changing the weights of tgt_embed does not change what "
-                           "decode returns: decode must read the target through tgt_embed.")
+        raise CheckFailure("transformer-tgt-uses-src-embed", tr(
+            "Changing the weights of tgt_embed does not change what decode returns: decode must read the target "
+            "through tgt_embed."))
     return ""
 
 
@@ -186,18 +192,21 @@ def _methods(outcome, case):
         hidden = probes.probe("call_method", model, "decode", want_memory, src_mask, tgt, tgt_mask)
         generated = probes.probe("call_method", model, "generator", hidden)
     except Exception as error:  # noqa: BLE001
-        return f"Calling encode, decode and generator on their own raised {harness.describe_error(error)}"
+        return tr("Calling encode, decode and generator on their own raised {error}", error=harness.describe_error(error))
     axes = ("position", "feature")
     for name, mine, theirs, call in (("memory", memory, want_memory, "encode(src, src_mask)"),
                                      ("decoded", hidden, want_hidden, "decode(memory, src_mask, tgt, tgt_mask)")):
         if not isinstance(mine, torch.Tensor) or mine.shape != theirs.shape:
             shape = tuple(mine.shape) if isinstance(mine, torch.Tensor) else type(mine).__name__
-            return f"{call} returns {shape}; it should return {tuple(theirs.shape)}: (B, length, d_model)."
+            return tr("{call} returns {shape}; it should return {expected}: (B, length, d_model).",
+                      call=call, shape=shape, expected=tuple(theirs.shape))
         if not harness.close(mine, theirs):
-            return f"{call} differs from the exercise's: " + harness.describe_difference(name, mine, theirs, axes)
+            return tr("{call} differs from the exercise's: {difference}", call=call,
+                      difference=harness.describe_difference(name, mine, theirs, axes))
     forward = outcome.outputs["output"].detach()
     if not isinstance(generated, torch.Tensor) or generated.shape != forward.shape or not harness.close(generated, forward):
-        return "forward(src, tgt, src_mask, tgt_mask) should equal generator(decode(encode(src, src_mask), ...)), and it does not."
+        return tr("forward(src, tgt, src_mask, tgt_mask) should equal generator(decode(encode(src, src_mask), ...)), "
+                  "and it does not.")
     return ""
 
 
@@ -208,15 +217,16 @@ def _dropout_argument(outcome, case):
         try:
             got = probes.probe("training_call", outcome.instance, init, 3, *_args(case))
         except Exception as error:  # noqa: BLE001
-            return f"Building a Transformer{init} and calling it raised {harness.describe_error(error)}"
+            return tr("Building a Transformer{init} and calling it raised {error}", init=init,
+                      error=harness.describe_error(error))
         changed = not harness.close(got["training"], got["evaluation"])
         if changed and not should_change:
-            return ("Built with dropout=0.0, your model gives other results in training mode than in evaluation "
-                    "mode: some dropout did not get the `dropout` argument (a default p = 0.1 still drops). Pass "
-                    "`dropout` on to every part that takes it.")
+            return tr("Built with dropout=0.0, your model gives other results in training mode than in evaluation "
+                      "mode: some dropout did not get the `dropout` argument (a default p = 0.1 still drops). Pass "
+                      "`dropout` on to every part that takes it.")
         if should_change and not changed:
-            return ("Built with dropout=0.5, your model gives the same results in training mode as in evaluation "
-                    "mode: the `dropout` argument reaches no dropout.")
+            return tr("Built with dropout=0.5, your model gives the same results in training mode as in evaluation "
+                      "mode: the `dropout` argument reaches no dropout.")
     return ""
 
 
@@ -225,7 +235,7 @@ def _xavier(outcome, case):
     try:
         fresh = probes.probe("fresh_parameters", outcome.instance, TRANSFORMER_INIT)
     except Exception as error:  # noqa: BLE001
-        return f"Building a Transformer{TRANSFORMER_INIT} raised {harness.describe_error(error)}"
+        return tr("Building a Transformer{init} raised {error}", init=TRANSFORMER_INIT, error=harness.describe_error(error))
     for name, parameter in fresh.items():
         if parameter.dim() < 2:
             continue
@@ -235,14 +245,15 @@ def _xavier(outcome, case):
         bound = math.sqrt(6.0 / (fan_in + fan_out))
         largest, spread = float(weight.abs().max()), float(weight.std())
         if largest > bound * (1 + 1e-6):
-            return (f"`{name}` starts with values up to {largest:.3g}, beyond the Xavier-uniform bound "
-                    f"√(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more dimensions) should be "
-                    "re-initialised Xavier-uniform once all submodules exist.")
+            return tr("`{name}` starts with values up to {largest:.3g}, beyond the Xavier-uniform bound "
+                      "√(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more dimensions) should be "
+                      "re-initialised Xavier-uniform once all submodules exist.", name=name, largest=largest, bound=bound)
         if abs(spread / (bound / math.sqrt(3)) - 1) > 0.25:
             default = 1.0 if "lut" in name.split(".") else 1 / math.sqrt(3 * fan_in)  # nn.Embedding's N(0, 1), nn.Linear's
-            return (f"`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {bound / math.sqrt(3):.3g} "
-                    f"and PyTorch's default start {default:.3g}. Is this matrix left at its default initialisation (the "
-                    "Xavier loop run before it exists)? Initialise last in __init__, once every submodule exists.")
+            return tr("`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {xavier:.3g} "
+                      "and PyTorch's default start {default:.3g}. Is this matrix left at its default initialisation (the "
+                      "Xavier loop run before it exists)? Initialise last in __init__, once every submodule exists.",
+                      name=name, spread=spread, xavier=bound / math.sqrt(3), default=default)
     return ""
 
 

@@ -20,6 +20,7 @@ import torch
 import learner_kit
 from autograder import reference
 from learner_kit import watch
+from learner_kit.i18n import tr
 
 # Built-ins and modules that do an exercise's work, for every unit; a UnitSpec may add its own.
 FORBIDDEN_FUNCTIONS = watch.by_name(watch.FORBIDDEN_FUNCTION_NAMES)
@@ -66,7 +67,7 @@ class Watch(watch.Watch):
         found = super()._judge(func, frame)
         while found is None and frame is not None and frame is not self._entry:
             if frame.f_code.co_filename == _REFERENCE_FILE:
-                return "tampering", "Your code runs the grader's reference implementation."
+                return "tampering", tr("Your code runs the grader's reference implementation.")
             frame = frame.f_back
         return found
 
@@ -91,24 +92,24 @@ def tampering(spec, candidate):
 def _replaced_builtins():
     error = builtins.AssertionError
     if error.__module__ != "builtins" or error.__name__ != "AssertionError" or error.__flags__ & _HEAP_TYPE:
-        return "builtins.AssertionError was replaced."
+        return tr("builtins.AssertionError was replaced.")
     return ""
 
 
 def _replaced_torch():
     for name in _TORCH_NATIVE:
         if getattr(torch, name, None) is not getattr(torch._C._VariableFunctions, name):
-            return f"torch.{name} was replaced."
+            return tr("torch.{name} was replaced.", name=name)
     for namespace, name, home in _PYTHON_FUNCTIONS:
         if not _from(getattr(namespace, name, None), name, (home,)):
-            return f"{namespace.__name__}.{name} was replaced."
+            return tr("{owner}.{name} was replaced.", owner=namespace.__name__, name=name)
     base = vars(torch._C.TensorBase)
     for name in _TENSOR_METHODS:
         member = vars(torch.Tensor).get(name)
         if member is None or member is base.get(name) or _from(member, name, (_TORCH_DIR,)):
             continue
         if name != f"__{getattr(member, '__name__', '')}__" or member is not base.get(member.__name__):
-            return f"torch.Tensor.{name} was replaced."
+            return tr("torch.Tensor.{name} was replaced.", name=name)
     return ""
 
 
@@ -118,10 +119,10 @@ def _altered_course_modules():
             continue
         file = getattr(module, "__file__", None) or ""
         if not file.startswith(_COURSE_DIRS):
-            return f"The module {module_name} was replaced."
+            return tr("The module {module} was replaced.", module=module_name)
         for name, value in list(vars(module).items()):
             if not name.startswith("__") and not _member_genuine(module, name, value):
-                return f"{module_name}.{name} was replaced."
+                return tr("{owner}.{name} was replaced.", owner=module_name, name=name)
     return ""
 
 
@@ -144,14 +145,14 @@ def _altered_spec(spec):
     from .core import UNITS, UnitSpec  # core imports this module
 
     if type(spec) is not UnitSpec or UNITS.get(spec.name) is not spec:
-        return f"The checks of {spec.name} were replaced."
+        return tr("The checks of {unit} were replaced.", unit=spec.name)
     family = sys.modules[type(spec).__module__].__file__.rsplit(os.sep, 1)[0]
     makers = [*spec.cases.values(), spec.probes]
     if not all(inspect.unwrap(maker).__code__.co_filename.startswith(family) for maker in makers):
-        return f"The test cases of {spec.name} were replaced."
+        return tr("The test cases of {unit} were replaced.", unit=spec.name)
     unit = getattr(reference, spec.name, None)
     if not _reference_genuine(unit, spec.name):
-        return f"autograder.reference.{spec.name} was replaced."
+        return tr("autograder.reference.{unit} was replaced.", unit=spec.name)
     return ""
 
 
@@ -181,14 +182,14 @@ def _borrowed(candidate):
     """A sentence when the candidate is, or uses, the grader's reference implementation."""
     for item in _definitions(candidate):
         if getattr(item, "__module__", None) == reference.__name__:
-            return "Your code is the grader's reference implementation."
+            return tr("Your code is the grader's reference implementation.")
         code = getattr(item, "__code__", None)
         if code is None:
             continue
         scope = getattr(item, "__globals__", {})
         for block in _code_blocks(code):
             if block.co_filename == _REFERENCE_FILE or any(_is_reference(scope.get(n)) for n in block.co_names):
-                return "Your code uses the grader's reference implementation."
+                return tr("Your code uses the grader's reference implementation.")
     return ""
 
 

@@ -15,6 +15,7 @@ import torch
 from autograder import reference
 from learner_kit import harness, probes
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 from learner_kit.replay import REARRANGE
 
 from . import inputs
@@ -90,12 +91,14 @@ def _tensor_case(seed, label, dtype=torch.float32, grad=False, **shapes_and_args
 
 
 def _split_case(seed, batch, n_head, length, d_k, **more):
-    label = f"x of shape ({batch}, {length}, {n_head * d_k}) split into {n_head} heads"
+    label = tr("x of shape ({batch}, {length}, {d_model}) split into {n_head} heads",
+               batch=batch, length=length, d_model=n_head * d_k, n_head=n_head)
     return _tensor_case(seed, label, x=(batch, length, n_head * d_k), n_head=n_head, **more)
 
 
 def _merge_case(seed, batch, n_head, length, d_k, **more):
-    return _tensor_case(seed, f"x of shape ({batch}, {n_head}, {length}, {d_k})", x=(batch, n_head, length, d_k), **more)
+    label = tr("x of shape ({batch}, {n_head}, {length}, {d_k})", batch=batch, n_head=n_head, length=length, d_k=d_k)
+    return _tensor_case(seed, label, x=(batch, n_head, length, d_k), **more)
 
 
 def _attention_case(seed, label, l_q=L_Q, l_k=L_K, mask=None, **more):
@@ -108,31 +111,37 @@ def _attention_case(seed, label, l_q=L_Q, l_k=L_K, mask=None, **more):
 
 def _self_attention_case(seed):
     x = inputs.normal(seed, x=(B, L_K, D_MODEL))["x"]
-    return Case({"query": x, "key": x, "value": x}, label="self-attention: query, key and value are one tensor").to(torch.float32)
+    label = tr("self-attention: query, key and value are one tensor")
+    return Case({"query": x, "key": x, "value": x}, label=label).to(torch.float32)
 
 
 def _padded(seed, **more):
     mask = inputs.padding_mask([4, 2], L_K)
-    return _attention_case(seed, "cross-attention with a padding mask (B, 1, 1, L_k)", mask=mask, **more)
+    return _attention_case(seed, tr("cross-attention with a padding mask (B, 1, 1, L_k)"), mask=mask, **more)
 
 
 def _mixed(seed, **more):
     mask = inputs.mixed_mask(seed, (B, 1, L_Q, L_K))
-    return _attention_case(seed, "cross-attention with a mask of shape (B, 1, L_q, L_k)", mask=mask, **more)
+    return _attention_case(seed, tr("cross-attention with a mask of shape (B, 1, L_q, L_k)"), mask=mask, **more)
 
 
 def _shared(seed, **more):
     mask = inputs.staircase_mask(L_Q, L_K)
-    return _attention_case(seed, "cross-attention with an (L_q, L_k) mask shared by the batch and the heads", mask=mask, **more)
+    return _attention_case(seed, tr("cross-attention with an (L_q, L_k) mask shared by the batch and the heads"), mask=mask,
+                           **more)
 
 
-def dropout_reaches_weights(outcome, case, missing="and it is not: self.dropout does not act on the attention "
-                            "weights (or acts elsewhere too). Hand it to the attention function, and apply it nowhere else.",
-                            explain_failures=False):
+def _weights_not_dropped():
+    return tr("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
+              "bias at every position, and it is not: self.dropout does not act on the attention weights (or acts "
+              "elsewhere too). Hand it to the attention function, and apply it nowhere else.")
+
+
+def dropout_reaches_weights(outcome, case, missing=_weights_not_dropped, explain_failures=False):
     """With its dropout dropping everything (p = 1, training mode) every attention weight is 0, so the heads give 0
     and the output is w_o's bias at every position; self.attn still holds the weights before dropout.
 
-    `missing` ends the message when the output is not w_o's bias. An error or a wrong shape under the probe gives
+    `missing()` is the message when the output is not w_o's bias. An error or a wrong shape under the probe gives
     way to the unit's other checks, or with `explain_failures` is reported here (a unit whose helpers are not the
     learner's, so the error is their module's own)."""
     query = case.inputs["query"].detach()
@@ -147,22 +156,24 @@ def dropout_reaches_weights(outcome, case, missing="and it is not: self.dropout 
         dropped = probes.probe("call_dropping_all", outcome.instance, *args)
         kept = probes.probe("tensor_attributes", outcome.instance, ["attn"])["attn"]
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return (f"Run with its dropout dropping everything (p=1, training mode), your code raised "
-                f"{harness.describe_error(error)}") if explain_failures else ""
+        return tr("Run with its dropout dropping everything (p=1, training mode), your code raised {error}",
+                  error=harness.describe_error(error)) if explain_failures else ""
     if not isinstance(dropped, torch.Tensor) or dropped.shape != bias_only.shape:
-        return ("Run with its dropout dropping everything (p=1, training mode), your module did not return "
-                "(B, L_q, d_model).") if explain_failures else ""
+        return tr("Run with its dropout dropping everything (p=1, training mode), your module did not return "
+                  "(B, L_q, d_model).") if explain_failures else ""
     if not harness.close(dropped, bias_only):
-        return ("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
-                "bias at every position, " + missing)
+        return missing()
     if kept is not None and not torch.allclose(kept.double().sum(-1), torch.ones(kept.shape[:-1], dtype=torch.float64),
                                                atol=1e-5):
-        return ("In training mode the weights kept in self.attn no longer sum to 1 over the keys: they must be those "
-                "before dropout.")
+        return tr("In training mode the weights kept in self.attn no longer sum to 1 over the keys: they must be those "
+                  "before dropout.")
     return ""
 
 
-_CROSS = "cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors"
+def _cross(seed, **more):
+    label = tr("cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors")
+    return _attention_case(seed, label, **more)
+
 
 def _register_reshape(name, make_case, axes, mistake_id, mistake, seed):
     """split_heads and merge_heads: the same aspects, on (batch, n_head, length, d_k) = main and other."""
@@ -194,16 +205,16 @@ register(UnitSpec(
     outputs={"attn": "attr.attn", "output": "return"},  # weights first: their differences teach more
     axes={"attn": ("batch", "head", "query", "key"), "output": ("query", "feature")},
     cases={
-        "values": lambda: [_attention_case(41, _CROSS), _self_attention_case(42)],
+        "values": lambda: [_cross(41), _self_attention_case(42)],
         "masks": lambda: [_padded(43), _mixed(44), _shared(45)],
-        "float64": lambda: [_attention_case(41, _CROSS, dtype=torch.float64), _padded(43, dtype=torch.float64)],
+        "float64": lambda: [_cross(41, dtype=torch.float64), _padded(43, dtype=torch.float64)],
         "grad": lambda: [_padded(43, grad=True)],
         "device": lambda: [_padded(43)],
         "properties": lambda: [_padded(43), _mixed(44)],
     },
     probes=lambda: [
         _padded(141),
-        _attention_case(142, "cross-attention with L_q = L_k = 4 and three different tensors", l_q=4, l_k=4),
+        _attention_case(142, tr("cross-attention with L_q = L_k = 4 and three different tensors"), l_q=4, l_k=4),
     ],
     mutants=MHA_MUTANTS,
     knobbed=_MultiHeadAttention,

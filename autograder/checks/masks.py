@@ -11,6 +11,7 @@ from functools import partial
 import torch
 
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 from learner_kit.replay import VALUES
 
 from .core import UnitSpec, register
@@ -54,8 +55,9 @@ def _token_cases(tokens, tokens_pad_1):
     """A batch padded with 0, and one padded with 1 in which 0 is an ordinary token."""
     shape = tuple(tokens.shape)
     return [
-        Case({"tokens": tokens}, label=f"tokens {shape} with padding (pad_idx 0) at the end of some rows"),
-        Case({"tokens": tokens_pad_1, "pad_idx": 1}, label=f"tokens {shape} with pad_idx=1 (0 is an ordinary token there)"),
+        Case({"tokens": tokens}, label=tr("tokens {shape} with padding (pad_idx 0) at the end of some rows", shape=shape)),
+        Case({"tokens": tokens_pad_1, "pad_idx": 1},
+             label=tr("tokens {shape} with pad_idx=1 (0 is an ordinary token there)", shape=shape)),
     ]
 
 
@@ -96,7 +98,7 @@ register(UnitSpec(
     axes={"output": ("query", "key")},
     cases={
         "values": lambda: [Case({"size": 5}, label="size 5"), Case({"size": 1}, label="size 1")],
-        "device": lambda: [Case({"size": 5, "device": torch.device("cpu")}, label="size 5 and a device")],
+        "device": lambda: [Case({"size": 5, "device": torch.device("cpu")}, label=tr("size 5 and a device"))],
     },
     probes=lambda: [Case({"size": 4}, label="size 4")],
     mutants={

@@ -19,6 +19,7 @@ from torch import nn
 from autograder import reference
 from learner_kit import harness, probes
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import inputs
 from .core import UnitSpec, register, variant_class
@@ -70,8 +71,8 @@ def _x(seed, dtype=torch.float32, grad=False, quiet=True):
     drawn = inputs.normal(seed, x=(B, L, D_MODEL), shift=(B, L, 1))
     scale = 1e-3 if quiet == "all" else _QUIET_ROWS if quiet else 1.0
     x = (drawn["x"] + 2 * drawn["shift"]) * scale  # the offset scales too: no cancellation
-    label = ("x (2, 3, 8) whose every position has a variance below eps" if quiet == "all"
-             else "x (2, 3, 8) whose position 1 has a variance below eps" if quiet else "x (2, 3, 8)")
+    label = (tr("x (2, 3, 8) whose every position has a variance below eps") if quiet == "all"
+             else tr("x (2, 3, 8) whose position 1 has a variance below eps") if quiet else "x (2, 3, 8)")
     args = inputs.needing_grad({"x": x}) if grad else {"x": x}
     return Case(args, label=label).to(dtype)
 
@@ -79,7 +80,7 @@ def _x(seed, dtype=torch.float32, grad=False, quiet=True):
 def _x_and_sublayer(seed, dtype=torch.float32, grad=False):
     drawn = inputs.normal(seed, x=(B, L, D_MODEL), sublayer_out=(B, L, D_MODEL))
     args = inputs.needing_grad(drawn) if grad else drawn
-    return Case(args, label="x and sublayer_out, two different (2, 3, 8) tensors").to(dtype)
+    return Case(args, label=tr("x and sublayer_out, two different (2, 3, 8) tensors")).to(dtype)
 
 
 def _standardised(outcome, case):
@@ -90,15 +91,19 @@ def _standardised(outcome, case):
     except Exception:  # noqa: BLE001 - the learner's module may raise on attribute access
         kept = {}
     if not isinstance(kept.get("gamma"), torch.Tensor) or not isinstance(kept.get("beta"), torch.Tensor):
-        return "LayerNorm should keep its parameters as self.gamma and self.beta."
+        return tr("LayerNorm should keep its parameters as self.gamma and self.beta.")
     standard = (out - kept["beta"]) / kept["gamma"]
     mean, var = standard.mean(dim=-1), standard.var(dim=-1, correction=0)
     for what, values, target in (("mean", mean, 0.0), ("variance", var, 1.0)):
         off = (values - target).abs() > 1e-3
         if bool(off.any()):
             where = harness.position([int(i) for i in off.nonzero()[0]], ("position",))
-            return (f"Undoing gamma and beta, the features at {where} should have {what} {target:g}; "
-                    f"they have {float(values[off][0]):.4g}.")
+            value = float(values[off][0])
+            if what == "mean":
+                return tr("Undoing gamma and beta, the features at {where} should have mean {target:g}; "
+                          "they have {value:.4g}.", where=where, target=target, value=value)
+            return tr("Undoing gamma and beta, the features at {where} should have variance {target:g}; "
+                      "they have {value:.4g}.", where=where, target=target, value=value)
     return ""
 
 
@@ -107,12 +112,16 @@ def _fresh_start(outcome, case):
     try:
         fresh = probes.probe("fresh_parameters", outcome.instance, (D_MODEL,))
     except Exception as error:  # noqa: BLE001 - the learner's constructor may raise anything
-        return f"Building a new LayerNorm({D_MODEL}) raised {harness.describe_error(error)}"
-    for name, start, words in (("gamma", 1.0, "all ones"), ("beta", 0.0, "all zeros")):
+        return tr("Building a new LayerNorm({d_model}) raised {error}", d_model=D_MODEL, error=harness.describe_error(error))
+    for name, start in (("gamma", 1.0), ("beta", 0.0)):
         value = fresh.get(name)
         if isinstance(value, torch.Tensor) and not bool((value == start).all()):
-            return (f"A new LayerNorm({D_MODEL}) should start with `{name}` {words}, so that a fresh layer only "
-                    f"normalises; yours starts with {name}[0] = {float(value.flatten()[0]):.4g}.")
+            first = float(value.flatten()[0])
+            if name == "gamma":
+                return tr("A new LayerNorm({d_model}) should start with `gamma` all ones, so that a fresh layer only "
+                          "normalises; yours starts with gamma[0] = {first:.4g}.", d_model=D_MODEL, first=first)
+            return tr("A new LayerNorm({d_model}) should start with `beta` all zeros, so that a fresh layer only "
+                      "normalises; yours starts with beta[0] = {first:.4g}.", d_model=D_MODEL, first=first)
     return ""
 
 
@@ -124,17 +133,19 @@ def _dropout_on_sublayer_out(outcome, case):
         dropped = probes.probe("call_dropping_all", outcome.instance, x, sublayer_out)
         without = probes.probe("call", outcome.instance, x, torch.zeros_like(sublayer_out))
     except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
-        return f"Run with its dropout dropping everything (p=1, training mode), your code raised {harness.describe_error(error)}"
+        return tr("Run with its dropout dropping everything (p=1, training mode), your code raised {error}",
+                  error=harness.describe_error(error))
     if not isinstance(dropped, torch.Tensor) or dropped.shape != without.shape:
-        return "Run with its dropout dropping everything (p=1, training mode), AddNorm did not return a tensor of the input's shape."
+        return tr("Run with its dropout dropping everything (p=1, training mode), AddNorm did not return a tensor of "
+                  "the input's shape.")
     if harness.close(dropped, outcome.outputs["output"].detach()):
-        return ("With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives without "
-                "dropout: the `dropout` submodule is never applied. It belongs on sublayer_out, before the add.")
+        return tr("With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives without "
+                  "dropout: the `dropout` submodule is never applied. It belongs on sublayer_out, before the add.")
     if not harness.close(dropped, without):
         gap = float((dropped - without).abs().max())
-        return ("With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) should equal "
-                f"AddNorm(x, 0), since only the sublayer's output goes through dropout; it differs by up to {gap:.3g}. "
-                "Is dropout applied to x, to the sum, or after the norm?")
+        return tr("With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) should equal "
+                  "AddNorm(x, 0), since only the sublayer's output goes through dropout; it differs by up to {gap:.3g}. "
+                  "Is dropout applied to x, to the sum, or after the norm?", gap=gap)
     return ""
 
 

@@ -11,6 +11,7 @@ import warnings
 import torch
 
 from learner_kit import harness
+from learner_kit.i18n import tr
 
 
 def in_notebook():
@@ -50,7 +51,7 @@ def attention_figure(mine, theirs, name):
     # outside them (scores, -inf, NaN) saturates rather than flattening the picture.
     difference = (mine[worst] - theirs[worst]).nan_to_num(nan=1.0).clamp(-1, 1)
     maps = (mine[worst].nan_to_num(nan=1.0), theirs[worst], difference)
-    titles = (f"your {name}", f"expected {name}", "yours − expected")
+    titles = (tr("your {name}", name=name), tr("expected {name}", name=name), tr("yours − expected"))
     top = max(float(theirs[worst].max()), 1e-6)
     spread = max(float(difference.abs().max()), 1e-6)
     for axis, data, title, limits, colours in zip(
@@ -58,8 +59,8 @@ def attention_figure(mine, theirs, name):
     ):
         image = axis.imshow(data.clamp(-1e6, 1e6).numpy(), vmin=limits[0], vmax=limits[1], cmap=colours)
         axis.set_title(title, fontsize=9)
-        axis.set_xlabel("key")
-        axis.set_ylabel("query")
+        axis.set_xlabel(tr("key"))
+        axis.set_ylabel(tr("query"))
         figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04)
     if lead:
         figure.suptitle(harness.position([int(i) for i in torch.unravel_index(torch.tensor(worst), tuple(lead))]), fontsize=8)

@@ -28,6 +28,7 @@ from torch import nn
 from autograder import reference
 from learner_kit import harness, stand_ins
 from learner_kit.harness import Case
+from learner_kit.i18n import tr
 
 from . import guards, inputs
 from .core import CheckFailure, UnitSpec, register, variant_class
@@ -68,7 +69,10 @@ def _loss_case(seed, label, pads=(1, 4), grad=False, dtype=torch.float32):
     return Case({"log_probs": log_probs, "target": target}, label=label).to(dtype)
 
 
-_LOSS_LABEL = f"log_probs ({N_ROWS}, vocab {VOCAB}), targets with padding in rows 1 and 4"
+def _loss_label(pads=(1, 4)):
+    return tr("log_probs ({rows}, vocab {vocab}), targets with padding in rows {first} and {second}",
+              rows=N_ROWS, vocab=VOCAB, first=pads[0], second=pads[1])
+
 
 register(UnitSpec(
     name="LabelSmoothingLoss",
@@ -76,13 +80,14 @@ register(UnitSpec(
     outputs={"loss": "return"},
     axes={"loss": ()},
     cases={
-        "values": lambda: [_loss_case(401, _LOSS_LABEL),
-                           _loss_case(402, f"log_probs ({N_ROWS}, vocab {VOCAB}), no padding", pads=())],
-        "float64": lambda: [_loss_case(403, _LOSS_LABEL + ", in float64", dtype=torch.float64)],
-        "grad": lambda: [_loss_case(404, _LOSS_LABEL, grad=True)],
-        "device": lambda: [_loss_case(401, _LOSS_LABEL)],
+        "values": lambda: [_loss_case(401, _loss_label()),
+                           _loss_case(402, tr("log_probs ({rows}, vocab {vocab}), no padding", rows=N_ROWS, vocab=VOCAB),
+                                      pads=())],
+        "float64": lambda: [_loss_case(403, _loss_label() + tr(", in float64"), dtype=torch.float64)],
+        "grad": lambda: [_loss_case(404, _loss_label(), grad=True)],
+        "device": lambda: [_loss_case(401, _loss_label())],
     },
-    probes=lambda: [_loss_case(501, _LOSS_LABEL), _loss_case(502, _LOSS_LABEL.replace("1 and 4", "0 and 5"), pads=(0, 5))],
+    probes=lambda: [_loss_case(501, _loss_label()), _loss_case(502, _loss_label((0, 5)), pads=(0, 5))],
     mutants={
         "loss-counts-padding": (variant_class(_LabelSmoothingLoss, zero_pad_rows=False),
                                 variant_class(_LabelSmoothingLoss, zero_pad_rows=False, zero_pad_column=False,
@@ -113,7 +118,8 @@ class _Unit:
     probes: Callable = lambda: []  # cases on which the mutants are told apart
     mutants: dict = field(default_factory=dict)  # id -> tuple of wrong variants
     # (sentence, variant): a mistake no id of the contract names; when the learner's code behaves like the
-    # variant, the sentence is added to the generic failure's detail, so that it points at the wrong line
+    # variant, sentence() (in the learner's language) is added to the generic failure's detail, so that it points
+    # at the wrong line
     lookalikes: tuple = ()
     compare: Callable = None  # (got outcome, want outcome, case) -> detail or ''
     plain: Callable = None  # () -> the case every aspect runs first: a stub or an error fails there
@@ -189,7 +195,7 @@ def _failure(unit, candidate, case, got, want, found):
     for sentence, variant in unit.lookalikes:
         if _same(got, _run(variant, case, watched=False), unit, case) and all(
                 _same(mine, _run(variant, p, watched=False), unit, p) for mine, p in zip(learner, probes)):
-            return CheckFailure(found[0], f"{found[1]} {sentence}")
+            return CheckFailure(found[0], f"{found[1]} {sentence()}")
     return CheckFailure(*found)
 
 
@@ -220,7 +226,7 @@ def check_capstone_unit(unit_name, candidate, aspect):
         failure = caught
     if failure is not None:
         raise failure.with_traceback(None)
-    print(f"✓ {unit_name}: {aspect} passed")
+    print(tr("✓ {unit}: {aspect} passed", unit=unit_name, aspect=aspect))
 
 
 # ------------------------------------------------------------------ make_batch
@@ -258,34 +264,38 @@ def _batch_case(src, tgt, pad_idx=None, label=""):
 def _batch_cases():
     return [
         _batch_case([[5, 6, 7, 0], [8, 9, 4, 3]], [[1, 7, 6, 5, 2, 0], [1, 3, 4, 9, 8, 2]],
-                    label="src (2, 4) and tgt (2, 6), padded with 0"),
+                    label=tr("src (2, 4) and tgt (2, 6), padded with 0")),
         _batch_case([[4, 0, 6, 3, 3], [5, 8, 3, 3, 3], [0, 7, 7, 9, 3]],
                     [[1, 6, 0, 4, 2], [1, 8, 5, 2, 3], [1, 9, 7, 2, 3]],
-                    pad_idx=3, label="src (3, 5) and tgt (3, 5) padded with pad_idx=3 (0 is an ordinary token there)"),
+                    pad_idx=3, label=tr("src (3, 5) and tgt (3, 5) padded with pad_idx=3 (0 is an ordinary token there)")),
     ]
 
 
 def _batch_probes():
-    return [_batch_case([[3, 4, 5, 6, 0]], [[1, 6, 5, 4, 3, 2, 0, 0]], label="src (1, 5) and tgt (1, 8), padded with 0"),
+    return [_batch_case([[3, 4, 5, 6, 0]], [[1, 6, 5, 4, 3, 2, 0, 0]], label=tr("src (1, 5) and tgt (1, 8), padded with 0")),
             _batch_case([[4, 0, 9], [2, 2, 7]], [[1, 9, 0, 4, 2], [1, 7, 2, 2, 2]], pad_idx=2,
-                        label="src (2, 3) and tgt (2, 5) padded with pad_idx=2")]
+                        label=tr("src (2, 3) and tgt (2, 5) padded with pad_idx=2"))]
 
 
 def _judge_batch(keys):
     def judge(got, want, case):
         result, expected = got.result, want.result
         if not isinstance(result, dict):
-            return "wrong-interface", f"{case.label}: make_batch returned a {type(result).__name__}, not a dict."
+            return "wrong-interface", tr("{case}: make_batch returned a {kind}, not a dict.", case=case.label,
+                                         kind=type(result).__name__)
         missing = [k for k in _BATCH_KEYS if k not in result]
         if missing:
-            return "wrong-interface", f"{case.label}: the dict has no key {', '.join(repr(k) for k in missing)}."
+            return "wrong-interface", tr("{case}: the dict has no key {keys}.", case=case.label,
+                                         keys=", ".join(repr(k) for k in missing))
         for key in keys:
             mine, theirs = result[key], expected[key]
             if not isinstance(mine, torch.Tensor):
-                return "wrong-interface", f"{case.label}: `{key}` is a {type(mine).__name__}, not a tensor."
+                return "wrong-interface", tr("{case}: `{key}` is a {kind}, not a tensor.", case=case.label, key=key,
+                                             kind=type(mine).__name__)
             if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
-                return "shape", (f"{case.label}: `{key}` has shape {tuple(mine.shape)} and dtype {mine.dtype}, "
-                                 f"expected {tuple(theirs.shape)} and {theirs.dtype}.")
+                return "shape", tr("{case}: `{key}` has shape {shape} and dtype {dtype}, expected {expected_shape} and "
+                                   "{expected_dtype}.", case=case.label, key=key, shape=tuple(mine.shape), dtype=mine.dtype,
+                                   expected_shape=tuple(theirs.shape), expected_dtype=theirs.dtype)
             if not torch.equal(mine, theirs):
                 return "wrong-values", f"{case.label}: " + harness.describe_difference(key, mine, theirs)
         return ""
@@ -305,13 +315,15 @@ def _batch_properties(candidate):
         want = _run(reference.make_batch, case, watched=False).result["n_tokens"]
         n_tokens = got.result["n_tokens"]
         if isinstance(n_tokens, bool) or not isinstance(n_tokens, int):
-            raise CheckFailure("wrong-interface", f"{case.label}: `n_tokens` is a {type(n_tokens).__name__}; "
-                               "the exercise asks for a Python int (int(...) of a 0-dim tensor gives one).")
+            raise CheckFailure("wrong-interface", tr("{case}: `n_tokens` is a {kind}; the exercise asks for a Python int "
+                                                     "(int(...) of a 0-dim tensor gives one).", case=case.label,
+                                                     kind=type(n_tokens).__name__))
         if n_tokens != want:
             named = _diagnose(BATCH, candidate, case, got, _run(reference.make_batch, case, watched=False))
             raise CheckFailure(named or "wrong-values",
-                               f"{case.label}: `n_tokens` is {n_tokens}, expected {want}: count the tokens the loss "
-                               "is computed on (tgt_out), leaving out padding.")
+                               tr("{case}: `n_tokens` is {n_tokens}, expected {expected}: count the tokens the loss "
+                                  "is computed on (tgt_out), leaving out padding.", case=case.label, n_tokens=n_tokens,
+                                  expected=want))
 
 
 # Mistakes are told apart by the decoder's input and output alone: the masks and the count follow from them.
@@ -392,10 +404,12 @@ def _as_number(result):
 def _judge_noam(got, want, case):
     mine = _as_number(got.result)
     if mine is None:
-        return "wrong-interface", f"{case.label} returned a {type(got.result).__name__}, not a number."
+        return "wrong-interface", tr("{case} returned a {kind}, not a number.", case=case.label,
+                                     kind=type(got.result).__name__)
     expected = want.result
     if not math.isclose(mine, expected, rel_tol=1e-6, abs_tol=1e-12):
-        return "wrong-values", f"{case.label} is {mine:.6g}, expected {expected:.6g}."
+        return "wrong-values", tr("{case} is {value:.6g}, expected {expected:.6g}.", case=case.label, value=mine,
+                                  expected=expected)
     return ""
 
 
@@ -405,9 +419,11 @@ NOAM = _Unit(
     probes=_noam_probes,
     mutants={"noam-no-warmup": (lambda s, d, w, f=1.0: _noam(s, d, w, f, warm_up=False),)},
     lookalikes=(
-        ("Your rates are the larger of the two terms at every step: the schedule takes the smaller one, so that "
-         "it rises during the warm-up and decays after it.", lambda s, d, w, f=1.0: _noam(s, d, w, f, pick=max)),
-        ("Your rates are d_model times too large: the scale is d_model ** -0.5 (larger models get smaller rates).",
+        (lambda: tr("Your rates are the larger of the two terms at every step: the schedule takes the smaller one, so "
+                    "that it rises during the warm-up and decays after it."),
+         lambda s, d, w, f=1.0: _noam(s, d, w, f, pick=max)),
+        (lambda: tr("Your rates are d_model times too large: the scale is d_model ** -0.5 (larger models get smaller "
+                    "rates)."),
          lambda s, d, w, f=1.0: _noam(s, d, w, f, scale=0.5)),
     ),
     compare=_compare_with(_judge_noam),
@@ -434,27 +450,30 @@ def _noam_properties(candidate):
         case = _noam_case(step, d_model, warmup)
         got = _run(candidate, case)
         if got.error is not None and step == 0 and isinstance(got.error, ZeroDivisionError):
-            raise CheckFailure("property-violated", f"{case.label} raised {harness.describe_error(got.error)}\n"
-                               "Step 0 must be treated as step 1: 0 ** -0.5 divides by zero.")
+            raise CheckFailure("property-violated", tr("{case} raised {error}\nStep 0 must be treated as step 1: "
+                                                       "0 ** -0.5 divides by zero.", case=case.label,
+                                                       error=harness.describe_error(got.error)))
         if got.error is not None:
             raise _error_failure(got, case)
         rates[step] = _as_number(got.result)
         if rates[step] is None:
-            raise CheckFailure("wrong-interface", f"{case.label} returned a {type(got.result).__name__}, not a number.")
+            raise CheckFailure("wrong-interface", tr("{case} returned a {kind}, not a number.", case=case.label,
+                                                     kind=type(got.result).__name__))
     if not math.isclose(rates[0], rates[1], rel_tol=1e-9):
-        raise CheckFailure("property-violated", f"noam_rate(0, ...) is {rates[0]:.4g} and noam_rate(1, ...) "
-                           f"{rates[1]:.4g}: step 0 must be treated as step 1 (step 0 ** -0.5 is infinite).")
+        raise CheckFailure("property-violated", tr("noam_rate(0, ...) is {at_0:.4g} and noam_rate(1, ...) {at_1:.4g}: "
+                                                   "step 0 must be treated as step 1 (step 0 ** -0.5 is infinite).",
+                                                   at_0=rates[0], at_1=rates[1]))
     peak = max(range(1, 3 * warmup), key=rates.get)
     if peak != warmup:
         found = ("noam-no-warmup" if peak == 1 else "property-violated",
-                 f"With d_model={d_model} and warmup={warmup} the largest rate should be at step {warmup} "
-                 f"(the end of the warm-up); yours peaks at step {peak}.")
+                 tr("With d_model={d_model} and warmup={warmup} the largest rate should be at step {warmup} "
+                    "(the end of the warm-up); yours peaks at step {peak}.", d_model=d_model, warmup=warmup, peak=peak))
         raise CheckFailure(*found)
     case = _noam_case(warmup, d_model, warmup, 3.0)
     scaled = _as_number(_run(candidate, case).result)
     if scaled is None or not math.isclose(scaled, 3.0 * rates[warmup], rel_tol=1e-6):
-        raise CheckFailure("property-violated", f"{case.label} should be 3 times the rate with factor=1.0: "
-                           "factor multiplies the whole schedule.")
+        raise CheckFailure("property-violated", tr("{case} should be 3 times the rate with factor=1.0: factor "
+                                                   "multiplies the whole schedule.", case=case.label))
 
 
 NOAM.aspects.update(values=_noam_values, properties=_noam_properties)
@@ -495,13 +514,15 @@ def _greedy_case(seed, batch, src_len, max_len, bos=G_BOS, eos=None, shift=0, la
             "max_len": max_len, "bos_idx": bos}
     if eos is not None:
         args["eos_idx"] = eos
-    return _Case(args, label or f"a stand-in model, src ({batch}, {src_len}) with padding, max_len={max_len}, "
-                 f"bos_idx={bos}" + (f", eos_idx={eos}" if eos is not None else ""))
+    if not label:
+        label = tr("a stand-in model, src ({batch}, {src_len}) with padding, max_len={max_len}, bos_idx={bos}",
+                   batch=batch, src_len=src_len, max_len=max_len, bos=bos) + (f", eos_idx={eos}" if eos is not None else "")
+    return _Case(args, label)
 
 
 def _greedy_cases():
     return [_greedy_case(601, 3, 5, 7), _greedy_case(602, 2, 4, 6, bos=4, shift=1),
-            _greedy_case(603, 2, 6, 1, label="a stand-in model, max_len=1: only the start token")]
+            _greedy_case(603, 2, 6, 1, label=tr("a stand-in model, max_len=1: only the start token"))]
 
 
 def _greedy_eos_cases():
@@ -514,22 +535,29 @@ def _prefix_problem(got, want, case):
     ys, expected = got.result, want.result
     max_len, eos = case.args["max_len"], case.args.get("eos_idx")
     if not isinstance(ys, torch.Tensor):
-        return "wrong-interface", f"{case.label}: greedy_decode returned a {type(ys).__name__}, not a tensor."
+        return "wrong-interface", tr("{case}: greedy_decode returned a {kind}, not a tensor.", case=case.label,
+                                     kind=type(ys).__name__)
     if ys.dtype != torch.long or ys.dim() != 2 or ys.size(0) != expected.size(0):
-        return "shape", (f"{case.label}: the result has shape {tuple(ys.shape)} and dtype {ys.dtype}, "
-                         f"expected a LongTensor ({expected.size(0)}, <= {max_len}).")
+        return "shape", tr("{case}: the result has shape {shape} and dtype {dtype}, expected a LongTensor ({rows}, "
+                           "<= {max_len}).", case=case.label, shape=tuple(ys.shape), dtype=ys.dtype,
+                           rows=expected.size(0), max_len=max_len)
     if ys.size(1) > max_len:
-        return "shape", f"{case.label}: the result has {ys.size(1)} tokens per row, more than max_len={max_len}."
+        return "shape", tr("{case}: the result has {count} tokens per row, more than max_len={max_len}.",
+                           case=case.label, count=ys.size(1), max_len=max_len)
     for row in range(expected.size(0)):
         hits = (expected[row] == eos).nonzero() if eos is not None else []
         end = int(hits[0]) + 1 if len(hits) else expected.size(1)
         if ys.size(1) < end:
-            return "shape", (f"{case.label}: row {row} stops after {ys.size(1)} tokens, before producing "
-                             + (f"eos_idx (expected at position {end - 1})." if len(hits) else f"max_len={max_len} tokens."))
+            if len(hits):
+                return "shape", tr("{case}: row {row} stops after {count} tokens, before producing eos_idx (expected "
+                                   "at position {position}).", case=case.label, row=row, count=ys.size(1), position=end - 1)
+            return "shape", tr("{case}: row {row} stops after {count} tokens, before producing max_len={max_len} "
+                               "tokens.", case=case.label, row=row, count=ys.size(1), max_len=max_len)
         if not torch.equal(ys[row, :end], expected[row, :end]):
             position = int((ys[row, :end] != expected[row, :end]).nonzero()[0])
-            return "wrong-values", (f"{case.label}: row {row} differs from position {position} on: "
-                                    f"got {ys[row, :end].tolist()}, expected {expected[row, :end].tolist()}.")
+            return "wrong-values", tr("{case}: row {row} differs from position {position} on: got {got}, expected "
+                                      "{expected}.", case=case.label, row=row, position=position,
+                                      got=ys[row, :end].tolist(), expected=expected[row, :end].tolist())
     return ""
 
 
@@ -555,8 +583,9 @@ def _greedy_properties(candidate):
     if got.error is not None:
         raise _error_failure(got, case)
     if case.args["model"].encodes != 1:
-        raise CheckFailure("property-violated", f"{case.label}: the source was encoded {case.args['model'].encodes} "
-                           "times; encode it once, before the loop: the memory does not change while decoding.")
+        raise CheckFailure("property-violated", tr("{case}: the source was encoded {count} times; encode it once, "
+                                                   "before the loop: the memory does not change while decoding.",
+                                                   case=case.label, count=case.args["model"].encodes))
 
 
 def _greedy_device(candidate):
@@ -565,14 +594,14 @@ def _greedy_device(candidate):
     with harness.isolated():
         moved = {name: value.to("meta") if isinstance(value, (torch.Tensor, nn.Module)) else value
                  for name, value in case.args.items()}
-    meta = _Case(moved, case.label + ", on the meta device")
+    meta = _Case(moved, case.label + tr(", on the meta device"))
     got = _run(candidate, meta)
     if got.error is not None and guards.is_device_error(got.error):
-        raise CheckFailure("device", f"With the model and every input on the 'meta' device: "
-                           f"{harness.describe_error(got.error)}")
+        raise CheckFailure("device", tr("With the model and every input on the 'meta' device: {error}",
+                                        error=harness.describe_error(got.error)))
     if got.error is None and isinstance(got.result, torch.Tensor) and got.result.device.type != "meta":
-        raise CheckFailure("device", "With the model and every input on the 'meta' device, the result comes back "
-                           "on another device.")
+        raise CheckFailure("device", tr("With the model and every input on the 'meta' device, the result comes back "
+                                        "on another device."))
 
 
 GREEDY = _Unit(
@@ -585,12 +614,14 @@ GREEDY = _Unit(
     probes=lambda: [_greedy_case(701, 2, 5, 6, shift=2)],
     mutants={"greedy-no-feedback": (lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback="first"),)},
     lookalikes=(
-        ("Each step decodes only the newest token: the decoder must read everything produced so far, the start "
-         "token included.", lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback="newest")),
-        ("The tokens are what the decoder predicts at its first position: the next token comes from the last "
-         "position, the one that read the newest token.", lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, position=0)),
-        ("The tokens are the argmax of the decoder's output itself: that output is a vector of d_model features; "
-         "the generator turns it into log-probabilities over the vocabulary.",
+        (lambda: tr("Each step decodes only the newest token: the decoder must read everything produced so far, the "
+                    "start token included."),
+         lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, feedback="newest")),
+        (lambda: tr("The tokens are what the decoder predicts at its first position: the next token comes from the "
+                    "last position, the one that read the newest token."),
+         lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, position=0)),
+        (lambda: tr("The tokens are the argmax of the decoder's output itself: that output is a vector of d_model "
+                    "features; the generator turns it into log-probabilities over the vocabulary."),
          lambda m, s, sm, n, b, e=None: _greedy(m, s, sm, n, b, e, generator=False)),
     ),
     compare=_compare_with(_prefix_problem),

@@ -1,0 +1,34 @@
+"""Korean of autograder/checks/additive.py: AdditiveAttention's and AdditiveMultiHeadAttention's labels and feedback."""
+TRANSLATIONS = {
+    "With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
+    "(one row sums to {total:.4g}): return the weights before dropout; only the output is computed from "
+    "the dropped ones.":
+        "학습 모드의 드롭아웃 모듈을 주었더니 반환한 가중치의 키 방향 합이 1이 아닙니다(어떤 행은 합이 "
+        "{total:.4g}). 가중치는 드롭아웃을 거치기 전의 것을 반환하세요. 드롭아웃을 거친 가중치는 출력을 계산할 "
+        "때만 씁니다.",
+    "4-D inputs (batch, head, position, feature) with a padding mask (B, 1, 1, L_k)":
+        "패딩 마스크 (B, 1, 1, L_k)가 있는 4차원 입력 (배치, 헤드, 위치, 특성)",
+    "4-D inputs with a mask of shape (B, 1, L_q, L_k)": "shape이 (B, 1, L_q, L_k)인 마스크가 있는 4차원 입력",
+    "3-D inputs with an (L_q, L_k) mask shared by the batch": "배치 전체가 공유하는 (L_q, L_k) 마스크가 있는 3차원 입력",
+    "3-D inputs (batch, position, feature)": "3차원 입력 (배치, 위치, 특성)",
+    "4-D inputs (batch, head, position, feature)": "4차원 입력 (배치, 헤드, 위치, 특성)",
+    "4-D inputs and a dropout module in training mode (the output must be the dropped "
+    "weights times the values)":
+        "4차원 입력과 학습 모드의 드롭아웃 모듈 (출력은 드롭아웃을 거친 가중치와 밸류의 곱이어야 함)",
+    "3-D inputs with a single query (L_q = 1)": "쿼리가 하나뿐인 3차원 입력 (L_q = 1)",
+    "4-D inputs in float64": "float64 4차원 입력",
+    "cross-attention: query (B, L_q, d_model), key and value (B, L_k, d_model), three different tensors":
+        "크로스 어텐션: query (B, L_q, d_model), key와 value (B, L_k, d_model), 서로 다른 세 텐서",
+    "cross-attention with a padding mask (B, 1, 1, L_k)": "패딩 마스크 (B, 1, 1, L_k)가 있는 크로스 어텐션",
+    "cross-attention with a mask of shape (B, 1, L_q, L_k)": "shape이 (B, 1, L_q, L_k)인 마스크가 있는 크로스 어텐션",
+    "cross-attention with an (L_q, L_k) mask shared by the batch and the heads":
+        "배치와 헤드 전체가 공유하는 (L_q, L_k) 마스크가 있는 크로스 어텐션",
+    "With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
+    "bias at every position, and it still depends on the inputs: self.dropout does not reach the attention "
+    "weights. Give it to self.score.":
+        "드롭아웃이 모든 가중치를 버리도록 설정하면(p = 1, 학습 모드) 모듈의 출력은 모든 위치에서 w_o의 bias여야 "
+        "하는데, 여전히 입력에 따라 달라집니다. self.dropout이 어텐션 가중치에 닿지 않는다는 뜻입니다. "
+        "self.dropout을 self.score에 넘기세요.",
+    "self-attention: query, key and value are one tensor": "셀프 어텐션: query, key, value가 모두 같은 텐서",
+    "cross-attention with L_q = L_k = 4": "L_q = L_k = 4인 크로스 어텐션",
+}

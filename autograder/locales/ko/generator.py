@@ -1,0 +1,64 @@
+"""Korean of autograder/checks/generator.py: Generator's and Transformer's labels and feedback."""
+TRANSLATIONS = {
+    "x {shape}, entries of size about {scale:g} (confident logits)":
+        "x {shape}, 값의 크기가 약 {scale:g} (확신도가 높은 로짓)",
+    "src ({batch}, {l_src}) and tgt ({batch}, {l_tgt}) ids": "src ({batch}, {l_src}), tgt ({batch}, {l_tgt}) 토큰 id",
+    ", row 1 of each padded": ", 둘 다 행 1에 패딩 있음",
+    ", target ids up to {top}": ", 타깃 id는 {top}까지",
+    ", tgt_mask the causal mask (1, L_tgt, L_tgt) alone": ", tgt_mask는 룩어헤드 마스크 (1, L_tgt, L_tgt)뿐",
+    ", src_mask (B, 1, 1, L_src) and tgt_mask (B, 1, L_tgt, L_tgt)":
+        ", src_mask (B, 1, 1, L_src), tgt_mask (B, 1, L_tgt, L_tgt)",
+    "exp of your output should sum to 1 over the vocabulary (the last axis) at every position; at {where} "
+    "it sums to {total:.4g}.":
+        "출력에 exp를 취하면 모든 위치에서 어휘 축(마지막 축)을 따라 합이 1이어야 하는데, {where}에서는 합이 "
+        "{total:.4g}입니다.",
+    "With confident logits (scores hundreds apart, as a trained model gives) your output holds "
+    "{value} at {where}. A probability below ~1e-45 is 0 in float32, and log 0 = -inf: "
+    "compute the log-probabilities in one stable step, without forming the probabilities first.":
+        "확신도가 높은 로짓(학습된 모델이 내놓듯 점수 차이가 수백)을 넣자 {where}의 출력이 {value}입니다. "
+        "float32에서 약 1e-45보다 작은 확률은 0이 되고, log 0 = -inf입니다. 확률을 먼저 만들지 말고, 로그 "
+        "확률을 안정적인 한 단계로 계산하세요.",
+    "Calling encode and decode on their own raised {error}":
+        "encode와 decode를 따로 호출하자 예외가 발생했습니다: {error}",
+    "With the encoder's memory fixed, changing the weights of src_embed changed what decode returns: decode "
+    "must read the target through tgt_embed.":
+        "인코더의 memory를 고정한 채 src_embed의 가중치를 바꿨더니 decode의 결과가 바뀌었습니다. decode는 "
+        "타깃을 tgt_embed로 읽어야 합니다.",
+    "Changing the weights of tgt_embed does not change what decode returns: decode must read the target "
+    "through tgt_embed.":
+        "tgt_embed의 가중치를 바꿔도 decode의 결과가 바뀌지 않습니다. decode는 타깃을 tgt_embed로 읽어야 합니다.",
+    "Calling encode, decode and generator on their own raised {error}":
+        "encode, decode, generator를 따로 호출하자 예외가 발생했습니다: {error}",
+    "{call} returns {shape}; it should return {expected}: (B, length, d_model).":
+        "{call}의 반환값이 {shape}입니다. {expected}, 즉 (B, length, d_model)이어야 합니다.",
+    "{call} differs from the exercise's: {difference}": "{call}의 결과가 과제의 것과 다릅니다. {difference}",
+    "forward(src, tgt, src_mask, tgt_mask) should equal generator(decode(encode(src, src_mask), ...)), "
+    "and it does not.":
+        "forward(src, tgt, src_mask, tgt_mask)는 generator(decode(encode(src, src_mask), ...))와 같아야 하는데, "
+        "그렇지 않습니다.",
+    "Building a Transformer{init} and calling it raised {error}":
+        "Transformer{init} 모델을 만들어 호출하자 예외가 발생했습니다: {error}",
+    "Built with dropout=0.0, your model gives other results in training mode than in evaluation "
+    "mode: some dropout did not get the `dropout` argument (a default p = 0.1 still drops). Pass "
+    "`dropout` on to every part that takes it.":
+        "dropout=0.0으로 만들었는데도 모델이 학습 모드와 평가 모드에서 다른 결과를 냅니다. 어떤 드롭아웃이 "
+        "`dropout` 인자를 받지 못한 것입니다(기본값 p = 0.1로 여전히 값을 버립니다). `dropout`을 받는 모든 "
+        "부분에 넘겨 주세요.",
+    "Built with dropout=0.5, your model gives the same results in training mode as in evaluation "
+    "mode: the `dropout` argument reaches no dropout.":
+        "dropout=0.5로 만들었는데 모델이 학습 모드와 평가 모드에서 같은 결과를 냅니다. `dropout` 인자가 어떤 "
+        "드롭아웃에도 전달되지 않습니다.",
+    "Building a Transformer{init} raised {error}": "Transformer{init} 모델을 만드는 중에 예외가 발생했습니다: {error}",
+    "`{name}` starts with values up to {largest:.3g}, beyond the Xavier-uniform bound "
+    "√(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more dimensions) should be "
+    "re-initialised Xavier-uniform once all submodules exist.":
+        "`{name}`의 초깃값에 Xavier-uniform 경계 √(6 / (fan_in + fan_out)) = {bound:.3g}보다 큰 값(최대 "
+        "{largest:.3g})이 있습니다. 모든 하위 모듈을 만든 뒤에 모든 가중치 행렬(2차원 이상)을 Xavier-uniform으로 "
+        "다시 초기화해야 합니다.",
+    "`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {xavier:.3g} "
+    "and PyTorch's default start {default:.3g}. Is this matrix left at its default initialisation (the "
+    "Xavier loop run before it exists)? Initialise last in __init__, once every submodule exists.":
+        "`{name}`의 초기 표준편차가 {spread:.3g}입니다. Xavier-uniform이라면 {xavier:.3g}, PyTorch 기본 "
+        "초기화라면 {default:.3g}입니다. 이 행렬이 기본 초기화 그대로 남아 있지 않나요(행렬이 만들어지기 전에 "
+        "Xavier 루프를 돌린 경우)? 초기화는 __init__의 맨 끝, 모든 하위 모듈을 만든 뒤에 하세요.",
+}
