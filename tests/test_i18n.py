@@ -127,7 +127,8 @@ def test_the_class_report_recognises_korean_grading_messages():
     from autograder.grading import class_report
 
     korean = [text for text in all_translations("ko").values()]
-    fragments = [f for f, _ in class_report.LIMITS] + list(class_report.GRADER_TROUBLE) + list(class_report.NOT_GRADED)
+    fragments = ([f for f, _ in class_report.LIMITS] + list(class_report.GRADER_TROUBLE) + list(class_report.NOT_GRADED)
+                 + list(class_report.OUTSIDE_ONLY))
     for fragment in fragments:
         if HANGUL.search(fragment):
             assert any(fragment in text for text in korean), f"{fragment!r} is in no Korean message"

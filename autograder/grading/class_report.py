@@ -54,6 +54,7 @@ LIMITS = (
     ("wrote too much into the grader's kernel folder", "sandbox limit: disk"),
     ("the grading worker stopped twice", "grading worker died"),
     ("nbgrader could not run this notebook to the end", "kernel stopped"),
+    ("nbgrader가 이 노트북을 끝까지 실행하지 못했습니다", "kernel stopped"),
     ("the run of this notebook stopped before this cell", "run stopped"),
     ("이 셀에 이르기 전에 노트북 실행이 멈췄습니다", "run stopped"),  # the same, in a Korean submission's feedback
 )
@@ -62,7 +63,7 @@ GRADER_TROUBLE = ("internal grading error", "the grading job stopped before this
                   "the notebook's code could not be run", "채점기 내부 오류", "노트북의 코드를 실행할 수 없었습니다")
 NOT_GRADED = ("Not graded:", "채점되지 않음:")
 TRACEBACK_LINES = ("Traceback", "  File ", "    ", "During handling", "The above exception")
-OUTSIDE_ONLY = "graded outside the notebook kernel only"
+OUTSIDE_ONLY = ("graded outside the notebook kernel only", "노트북 커널 밖에서만 채점했습니다")
 
 
 class Markup(str):
@@ -325,7 +326,7 @@ def analyse(records, bad_records=0):
             problem = classify(r["feedback"])
             if problem:
                 data.problems[where] = problem
-        if any(OUTSIDE_ONLY in message for message in r["feedback"]):
+        if any(fragment in message for message in r["feedback"] for fragment in OUTSIDE_ONLY):
             data.outside_only.add(where)
     data.students = sorted(students)
     data.assignments = sorted(assignments)

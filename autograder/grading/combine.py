@@ -3,6 +3,7 @@
 A record is {student, assignment, notebook, grade_id, points, max_points, feedback}; a
 key starting with "_" is internal and dropped from what is written out.
 """
+from learner_kit.i18n import tr
 
 
 def number(value):
@@ -45,14 +46,15 @@ def combined_records(submission, source_notebook, nbgrader_results, verdicts, nb
         passed, verifier_message = verdicts[cell.grade_id]
         outside = cell.points if passed else 0.0
         if nbgrader_results is None:
-            points, feedback = outside, [f"nbgrader could not run this notebook to the end ({nbgrader_failure}); graded outside the notebook kernel only."]
+            points, feedback = outside, [tr("nbgrader could not run this notebook to the end ({failure}); graded outside the "
+                                            "notebook kernel only.", failure=nbgrader_failure)]
         else:
             points, messages = nbgrader_results[cell.grade_id]
             points, feedback = min(points, outside), list(messages)
         if not passed:
             _add(feedback, verifier_message)
         if points <= 0 and not feedback:
-            feedback.append("No points: the test did not pass.")
+            feedback.append(tr("No points: the test did not pass."))
         entry = record(submission, source_notebook.name, cell, points, feedback)
         if not passed and nbgrader_results is not None and nbgrader_results[cell.grade_id][0] > 0:
             entry["_verifier_message"] = verifier_message  # shown in the feedback notebook too

@@ -24,7 +24,7 @@ from autograder.grading.forked_kernels import KERNELS
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
 from autograder.grading.verify import Verifier
-from learner_kit.i18n import notebook_language
+from learner_kit.i18n import notebook_language, speaking
 
 
 @contextmanager
@@ -82,12 +82,12 @@ class GradingWorker:
         return Settings(**{**settings.to_json(), "source_dir": str(source_dir)})
 
     def course_for(self, packed, notebooks):
-        """The nbgrader course of the submission's edition: the language its notebooks say they are in."""
+        """(The nbgrader course of the submission's edition, its language): the language its notebooks are in."""
         languages = {notebook_language(nb) for nb in notebooks.values()}
         lang = languages.pop() if len(languages) == 1 else "en"
         if packed.assignment in self.edition_assignments.get(lang, ()):
-            return self.edition_courses[lang]
-        return self.course
+            return self.edition_courses[lang], lang
+        return self.course, lang
 
     def grade(self, packed):
         """{"records", "feedback": {notebook: HTML bytes}, "log"} for one layout.Packed submission."""
@@ -95,11 +95,12 @@ class GradingWorker:
         with contextlib.redirect_stdout(log):
             print(f"grading {packed.key}", flush=True)
             sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
-            course = self.course
+            course, language = self.course, None
             try:
                 notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
-                course = self.course_for(packed, notebooks)
-                records = self.grade_notebooks(packed, sources, notebooks, course)
+                course, language = self.course_for(packed, notebooks)
+                with speaking(language):  # the grader's own sentences in the submission's language
+                    records = self.grade_notebooks(packed, sources, notebooks, course)
             except Exception:  # a grader bug must not take the other submissions down
                 records = zero_submission(packed, sources, f"Not graded: internal grading error ({short_reason(traceback.format_exc())}).")
                 traceback.print_exc(file=log)

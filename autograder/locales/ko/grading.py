@@ -1,4 +1,4 @@
-"""Korean of the grader's own sentences about a submission (autograder/grading/verify.py).
+"""Korean of the grader's own sentences about a submission (autograder/grading/verify.py, combine.py).
 
 The class report finds what stopped a notebook by fragments of these messages in both languages
 (class_report.LIMITS, GRADER_TROUBLE): keep the fragments it lists when you edit them.
@@ -12,4 +12,7 @@ TRANSLATIONS = {
         "채점되지 않음: 채점기 내부 오류입니다 ({error}).",
     " (the answer cell of {unit} stopped with {error})":
         " ({unit}의 정답 셀이 {error}(으)로 멈췄습니다)",
+    "nbgrader could not run this notebook to the end ({failure}); graded outside the notebook kernel only.":
+        "nbgrader가 이 노트북을 끝까지 실행하지 못했습니다 ({failure}). 노트북 커널 밖에서만 채점했습니다.",
+    "No points: the test did not pass.": "점수 없음: 테스트를 통과하지 못했습니다.",
 }
