@@ -287,6 +287,13 @@ def format_table(results, detail_width=64):
     return "\n".join(lines)
 
 
+class ProgressResults(list):
+    """show_progress's results: a list of UnitProgress that a notebook does not echo under the table it printed."""
+
+    def _ipython_display_(self):  # IPython's hook for the value of a cell's last line: nothing more to show
+        pass
+
+
 def show_progress(workspace=None, timeout=CELL_TIMEOUT_S, in_process=False):
     """Print the table of the course's units and whether each passes its visible test; return the results.
 
@@ -303,7 +310,7 @@ def show_progress(workspace=None, timeout=CELL_TIMEOUT_S, in_process=False):
         with i18n.speaking(language):
             results = course_progress(workspace, timeout)
             print(format_table(results))
-        return results
+        return ProgressResults(results)
     command = [sys.executable, "-m", "learner_kit.progress", str(workspace), "--json", "--language", language]
     env = {**os.environ, "MPLBACKEND": "Agg"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout * 60)
@@ -314,7 +321,7 @@ def show_progress(workspace=None, timeout=CELL_TIMEOUT_S, in_process=False):
             print(tr("The progress table could not be made:\n{output}", output=done.stdout[-2000:] + done.stderr[-2000:]))
             return []
         print(format_table(results))
-    return results
+    return ProgressResults(results)
 
 
 def main(argv=None):

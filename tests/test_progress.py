@@ -166,3 +166,15 @@ def test_show_progress_runs_the_notebooks_in_another_process(tmp_path, capsys):
     assert "0 of 3 units" in capsys.readouterr().out
     assert progress.show_progress(tmp_path, in_process=True) == results
 
+
+
+def test_the_notebook_cell_shows_the_table_only(tmp_path):
+    """The progress cell's last line is show_progress(): its value is not echoed as a long list under the table."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shown = []
+    shell.display_pub.publish = lambda data, *args, **kwargs: shown.append(data)
+    shell.displayhook.write_format_data = lambda data, *args, **kwargs: shown.append(data)
+    shell.run_cell(f"from learner_kit.progress import show_progress\nshow_progress({str(tmp_path)!r}, in_process=True)")
+    assert shown == []
