@@ -65,7 +65,7 @@ TRANSLATIONS = {
         "특성 {features}의 주파수가 1/10000^(2i/d_model)과 다릅니다. 특성 {c}의 값은 {wave}({w:.4g}·pos)를 "
         "따르는데, {wave}({paper_w:.4g}·pos)여야 합니다.",
     "The buffer `pe` has shape {shape}; it should be (1, max_len, d_model) = {expected}.":
-        "버퍼 `pe`의 shape이 {shape}입니다. 기대하는 shape은 (1, max_len, d_model) = {expected}입니다.",
+        "버퍼 `pe`의 shape이 {shape}입니다. 올바른 shape은 (1, max_len, d_model) = {expected}입니다.",
     "In the table your __init__ builds, {difference}": "__init__이 만든 테이블을 보면, {difference}",
     "In the table your __init__ builds, {sentence} {difference}": "__init__이 만든 테이블을 보면, {sentence} {difference}",
     "The table `pe` is not the sinusoidal encoding: {sentence} {difference}":
@@ -99,7 +99,7 @@ TRANSLATIONS = {
     "dropout2 applied to the sublayers' outputs, before each add?":
         "모든 드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 두 서브레이어의 출력이 잔차 연결로 "
         "더해지기 전에 사라지므로 norm2(norm1(x))만 남아야 합니다. 그런데 최대 {gap:.3g}만큼 차이가 납니다. "
-        "dropout1과 dropout2를 각 더하기 전에 서브레이어의 출력에 적용했나요?",
+        "dropout1과 dropout2를 각 서브레이어의 출력에, 잔차를 더하기 전에 적용했나요?",
     "Printing your {unit} raised {error}": "작성한 {unit}를 print하는 중에 예외가 발생했습니다: {error}",
     " and {count} more": " 외 {count}개",
     "Built with dropout={rate}, your {unit} has dropouts with another rate: {listed}. Pass `dropout` on "

@@ -16,18 +16,18 @@ TRANSLATIONS = {
     "{case}: `{key}` is a {kind}, not a tensor.": "{case}: `{key}`의 타입이 텐서가 아니라 {kind}입니다.",
     "{case}: `{key}` has shape {shape} and dtype {dtype}, expected {expected_shape} and "
     "{expected_dtype}.":
-        "{case}: `{key}`의 shape은 {shape}, dtype은 {dtype}입니다. 기댓값은 shape {expected_shape}, "
-        "dtype {expected_dtype}입니다.",
+        "{case}: `{key}`의 shape은 {shape}, dtype은 {dtype}입니다. 올바른 shape은 {expected_shape}, "
+        "dtype은 {expected_dtype}입니다.",
     "{case}: `n_tokens` is a {kind}; the exercise asks for a Python int "
     "(int(...) of a 0-dim tensor gives one).":
-        "{case}: `n_tokens`의 타입이 {kind}입니다. 과제는 Python int를 요구합니다(0차원 텐서에 int(...)를 "
+        "{case}: `n_tokens`의 타입이 {kind}입니다. 과제에서는 Python int여야 합니다(0차원 텐서에 int(...)를 "
         "쓰면 됩니다).",
     "{case}: `n_tokens` is {n_tokens}, expected {expected}: count the tokens the loss "
     "is computed on (tgt_out), leaving out padding.":
-        "{case}: `n_tokens`의 값이 {n_tokens}인데, 기댓값은 {expected}입니다. 손실을 계산하는 토큰(tgt_out)을 "
+        "{case}: `n_tokens`의 값이 {n_tokens}인데, 올바른 값은 {expected}입니다. 손실을 계산하는 토큰(tgt_out)을 "
         "세되, 패딩은 빼야 합니다.",
     "{case} returned a {kind}, not a number.": "{case}의 반환값이 숫자가 아니라 {kind}입니다.",
-    "{case} is {value:.6g}, expected {expected:.6g}.": "{case}의 값이 {value:.6g}인데, 기댓값은 {expected:.6g}입니다.",
+    "{case} is {value:.6g}, expected {expected:.6g}.": "{case}의 값이 {value:.6g}인데, 올바른 값은 {expected:.6g}입니다.",
     "Your rates are the larger of the two terms at every step: the schedule takes the smaller one, so "
     "that it rises during the warm-up and decays after it.":
         "작성한 코드의 학습률은 매 스텝에서 두 항 중 큰 쪽입니다. 스케줄은 작은 쪽을 택해야 워밍업 동안 올라가고 "
@@ -58,7 +58,7 @@ TRANSLATIONS = {
         "{case}: greedy_decode의 반환값이 텐서가 아니라 {kind}입니다.",
     "{case}: the result has shape {shape} and dtype {dtype}, expected a LongTensor ({rows}, "
     "<= {max_len}).":
-        "{case}: 결과의 shape은 {shape}, dtype은 {dtype}입니다. 기댓값은 LongTensor ({rows}, <= {max_len})입니다.",
+        "{case}: 결과의 shape은 {shape}, dtype은 {dtype}입니다. 결과는 shape이 ({rows}, <= {max_len})인 LongTensor여야 합니다.",
     "{case}: the result has {count} tokens per row, more than max_len={max_len}.":
         "{case}: 결과의 행마다 토큰이 {count}개로, max_len={max_len}보다 많습니다.",
     "{case}: row {row} stops after {count} tokens, before producing eos_idx (expected "
@@ -70,7 +70,7 @@ TRANSLATIONS = {
         "{case}: 행 {row}의 생성이 토큰 {count}개에서 멈췄습니다. 토큰을 max_len={max_len}개까지 만들어야 합니다.",
     "{case}: row {row} differs from position {position} on: got {got}, expected "
     "{expected}.":
-        "{case}: 행 {row}의 토큰이 위치 {position}부터 다릅니다. 결과 {got}, 기댓값 {expected}.",
+        "{case}: 행 {row}의 토큰이 위치 {position}부터 다릅니다. 나온 토큰 {got}, 올바른 토큰 {expected}.",
     "{case}: the source was encoded {count} times; encode it once, "
     "before the loop: the memory does not change while decoding.":
         "{case}: 소스를 {count}번 인코딩했습니다. memory는 디코딩하는 동안 변하지 않으므로, 루프 전에 한 번만 "

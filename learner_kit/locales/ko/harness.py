@@ -29,7 +29,7 @@ TRANSLATIONS = {
     "Missing: {names}.": "여러분의 모듈에 없는 것: {names}.",
     "Not in the exercise: {names}.": "과제에는 없는 것: {names}.",
     "`{key}` has shape {shape}, expected {expected}.":
-        "`{key}`의 shape이 {shape}입니다. 기대한 shape은 {expected}입니다.",
+        "`{key}`의 shape이 {shape}입니다. 올바른 shape은 {expected}입니다.",
     "{names} is a plain tensor, so PyTorch does not count it as a parameter (never trained or saved): "
     "wrap it in nn.Parameter.":
         "{names}: 평범한 텐서여서 PyTorch가 파라미터로 치지 않습니다(학습되지도, 저장되지도 않습니다). "
@@ -49,28 +49,28 @@ TRANSLATIONS = {
     # results missing or of the wrong kind
     "It returned None: is a `return` missing?": "None을 반환했습니다. `return`이 빠지지 않았나요?",
     "It returned {count} values; the exercise asks for {wanted}: ({names}).":
-        "값 {count}개를 반환했습니다. 과제는 값 {wanted}개를 반환하라고 합니다: ({names}).",
+        "값 {count}개를 반환했습니다. 과제에서 반환할 값은 {wanted}개({names})입니다.",
     "It returned a {kind}; the exercise asks for {wanted}: ({names}).":
-        "{kind} 타입의 값 하나를 반환했습니다. 과제는 값 {wanted}개를 반환하라고 합니다: ({names}).",
+        "{kind} 타입의 값 하나를 반환했습니다. 과제에서 반환할 값은 {wanted}개({names})입니다.",
     "After forward, self.{attribute} is not set: the exercise asks you to keep it there.":
         "forward를 실행한 뒤에도 self.{attribute} 속성이 설정되어 있지 않습니다. 과제에서는 이 값을 그 속성에 "
         "보관해야 합니다.",
-    "`{name}` is a {kind}, not a tensor.": "`{name}`: 텐서가 아니라 {kind} 타입의 값입니다.",
+    "`{name}` is a {kind}, not a tensor.": "`{name}`의 타입이 텐서가 아니라 {kind}입니다.",
     # what differs
-    "`{name}` was changed by the call.": "`{name}`: 호출하는 동안 값이 바뀌었습니다.",
+    "`{name}` was changed by the call.": "`{name}`의 값이 호출하는 동안 바뀌었습니다.",
     "`{name}` has shape {shape}, expected {expected}.":
-        "`{name}`의 shape이 {shape}입니다. 기대한 shape은 {expected}입니다.",
+        "`{name}`의 shape이 {shape}입니다. 올바른 shape은 {expected}입니다.",
     "`{name}` has dtype {dtype}, expected {expected}.":
-        "`{name}`의 dtype이 {dtype}입니다. 기대한 dtype은 {expected}입니다.",
+        "`{name}`의 dtype이 {dtype}입니다. 올바른 dtype은 {expected}입니다.",
     "`{name}` holds NaN{where}.": "`{name}`에 NaN이 있습니다{where}.",
     " The case has a mask: look at what your code does with blocked positions.":
-        " 이 입력에는 마스크가 있습니다. 막힌 위치를 코드가 어떻게 처리하는지 살펴보세요.",
+        " 이 입력에는 마스크가 있습니다. 가려진 위치를 코드가 어떻게 처리하는지 살펴보세요.",
     " It comes with the mistake named above: fix that first.":
         " 위에서 짚은 실수 때문에 생긴 것이니, 그 실수부터 고치세요.",
     "`{name}`: {count} of {total} entries differ, the first{where}.":
-        "`{name}`: 원소 {total}개 중 {count}개가 다릅니다. 처음 다른 곳{where}.",
+        "`{name}`: 원소 {total}개 중 {count}개가 다릅니다. 첫 번째로 다른 곳{where}.",
     "`{name}` is {value:.5g}, expected {expected:.5g} (a difference of {gap:.3g}).":
-        "`{name}`의 값이 {value:.5g}입니다. 기댓값은 {expected:.5g}입니다(차이 {gap:.3g}).",
+        "`{name}`의 값이 {value:.5g}입니다. 올바른 값은 {expected:.5g}입니다(차이 {gap:.3g}).",
     "`{name}`: max abs difference {gap:.3g}{where}.": "`{name}`: 최대 절대 차이 {gap:.3g}{where}.",
     " That is float32 precision: a constant or tensor inside your code is made in float32; make it in the "
     "inputs' dtype or use a Python number.":
@@ -83,8 +83,8 @@ TRANSLATIONS = {
         "`{name}`의 각 행은 키 방향으로 합이 1이어야 하는데, 합이 {total:.4g}인 행이 있습니다{where}.",
     "A blocked key (mask False) gets weight {weight:.3g}{where}, not exactly 0: after the softmax, blocked "
     "keys must have no weight at all.":
-        "막힌 키(mask가 False인 키)의 가중치가 정확히 0이 아니라 {weight:.3g}입니다{where}. 소프트맥스를 거친 "
-        "뒤에는 막힌 키의 가중치가 완전히 0이어야 합니다.",
+        "가려진 키(mask가 False인 키)의 가중치가 정확히 0이 아니라 {weight:.3g}입니다{where}. 소프트맥스를 거친 "
+        "뒤에는 가려진 키의 가중치가 완전히 0이어야 합니다.",
     # an error the learner's code raised
     "{error_type} (with no message)": "{error_type} (메시지 없음)",
     "line {number} of your cell, `{code}`": "셀의 {number}번째 줄, `{code}`",
