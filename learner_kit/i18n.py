@@ -7,7 +7,9 @@ catalogues: ``learner_kit/locales/<language>/*.py`` for the learner kit's senten
 ``autograder/locales/<language>/*.py`` for the hidden checks' (each module a dict
 ``TRANSLATIONS``; the autograder adds its package with ``add_translations``, so nothing
 here imports the grader). tests/test_i18n.py finds every ``tr("...")`` in the code and
-fails when a language has no entry for one, or an entry whose {fields} differ.
+fails when a language has no entry for one, or an entry whose {fields} differ. (Not gettext's
+.po/.mo files: a .mo is compiled on every machine or committed as a binary, and the Python tables are
+read by that test as they are; they export to .po with Babel when translators want their tools.)
 
 Rules for a template: pass values, never English words, as fields (a plural is two
 templates, chosen by the count); ``{name}`` fields are filled only when fields are given,
@@ -21,8 +23,6 @@ import contextlib
 import importlib
 import os
 import pkgutil
-import re
-import string
 
 LANGUAGES = ("en", "ko")
 DEFAULT = "en"
@@ -83,48 +83,6 @@ def tr(template, /, **fields):
     if lang != DEFAULT:
         template = translations(lang).get(template, template)
     return template.format(**fields) if fields else template
-
-
-def pick(english, **others):
-    """Of several texts given per language (english=..., ko=...), the one of the current language."""
-    return others.get(language(), english)
-
-
-def translate_made(text):
-    """A sentence already made in English from a tr template (a case label stored in the fingerprints), in
-    the current language: the template is found by matching its literal parts, its fields carried over."""
-    lang = language()
-    if lang == DEFAULT or not text:
-        return text
-    table = translations(lang)
-    if text in table:
-        return table[text]
-    for pattern, template in _made_patterns(lang):
-        found = pattern.fullmatch(text)
-        if found:
-            values = found.groupdict()
-            return "".join(literal + (values[name] if name else "")
-                           for literal, name in _parts(table[template]))
-    return text
-
-
-def _parts(template):
-    """(literal, field name or None) of a template, doubled braces undone."""
-    return [(literal, name.split(":")[0] if name else None) for literal, name, _, _ in string.Formatter().parse(template)]
-
-
-def _made_patterns(lang):
-    key = ("patterns", lang)
-    if key not in _tables:
-        patterns = []
-        for template in translations(lang):
-            parts = _parts(template)
-            names = [name for _, name in parts if name]
-            if names and len(set(names)) == len(names) and all(name.isidentifier() for name in names):
-                regex = "".join(re.escape(literal) + (f"(?P<{name}>.+?)" if name else "") for literal, name in parts)
-                patterns.append((re.compile(regex, re.S), template))
-        _tables[key] = patterns
-    return _tables[key]
 
 
 def add_translations(package):

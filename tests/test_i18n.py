@@ -109,19 +109,6 @@ def test_language_is_chosen_in_order(monkeypatch):
     assert i18n.notebook_language({"metadata": {}}) == "en"
 
 
-def test_a_sentence_made_in_english_is_translated_afterwards(monkeypatch):
-    """Case labels are stored in English in the fingerprints; shown to a Korean learner, they are Korean."""
-    table = {"x ({B}, {L}, {d}) with max_len {max_len}": "x ({B}, {L}, {d}), max_len {max_len}인 경우",
-             "ratio {value:.3g} of {{all}}": "전체 중 비율 {value:.3g}"}
-    monkeypatch.setitem(i18n._tables, "ko", table)
-    monkeypatch.delitem(i18n._tables, ("patterns", "ko"), raising=False)
-    with i18n.speaking("ko"):
-        assert i18n.translate_made("x (2, 7, 16) with max_len 40") == "x (2, 7, 16), max_len 40인 경우"
-        assert i18n.translate_made("ratio 0.125 of {all}") == "전체 중 비율 0.125"
-        assert i18n.translate_made("something else") == "something else"
-    assert i18n.translate_made("x (2, 7, 16) with max_len 40") == "x (2, 7, 16) with max_len 40"
-
-
 def test_the_class_report_recognises_korean_grading_messages():
     """The report sorts notebooks that did not run by fragments of the grader's messages, in both languages."""
     from autograder.grading import class_report
