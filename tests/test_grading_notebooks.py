@@ -39,7 +39,7 @@ def write_attention_answer(submitted, student, source, release=COURSE):
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("notebooks")
     for student, folder in (("perfect", SOLUTIONS), ("untouched", COURSE),
                             ("perfect-ko", solutions_dir("ko")), ("untouched-ko", course_dir("ko"))):
@@ -56,7 +56,12 @@ def graded(tmp_path_factory):
     command = [sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"), "--jobs", "2"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads((base / "out" / "results.json").read_text())
+    return json.loads((base / "out" / "results.json").read_text()), base / "out"
+
+
+@pytest.fixture(scope="module")
+def graded(graded_run):
+    return graded_run[0]
 
 
 def cells(graded, student, assignment):
@@ -114,3 +119,14 @@ def test_korean_feedback_names_the_same_mistake_in_korean(graded):
     values = "\n".join(korean["scaled_dot_product_attention-hidden-values"]["feedback"])
     assert "[sdpa-no-scale]" in values and HANGUL.search(values), values
     assert not HANGUL.search("\n".join(english["scaled_dot_product_attention-hidden-values"]["feedback"]))
+
+
+@pytest.mark.skipif("01-attention" not in KOREAN, reason="no Korean 01-attention")
+def test_korean_feedback_page_shows_the_korean_test_cells(graded_run):
+    """A Korean submission is autograded against the Korean source: its feedback page keeps the Korean visible test."""
+    _, out = graded_run
+    korean = (out / "feedback" / "honest-no-scale-ko" / "01-attention" / "01-attention.html").read_text(encoding="utf-8")
+    english = (out / "feedback" / "honest-no-scale" / "01-attention" / "01-attention.html").read_text(encoding="utf-8")
+    said = "여러분의 코드가 직접 계산합니다"  # the docstring of a check in the Korean visible test cell
+    assert said in korean and said not in english
+    assert "BEGIN HIDDEN TESTS" not in korean and "[sdpa-no-scale]" in korean
