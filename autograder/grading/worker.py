@@ -95,7 +95,7 @@ class GradingWorker:
         with contextlib.redirect_stdout(log):
             print(f"grading {packed.key}", flush=True)
             sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
-            course, language = self.course, None
+            course = self.course  # until the submission's edition is known
             try:
                 notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
                 course, language = self.course_for(packed, notebooks)
