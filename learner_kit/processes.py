@@ -73,3 +73,52 @@ def kill_all_others(rounds=500):
         time.sleep(0.002)
     ended.update(reap())
     return ended
+
+
+# ---------------------------------------------------------------- memory: resident, not address space
+# A learner's memory is limited by what it holds in RAM, not by the address space it maps:
+# PyPI's CUDA build of torch maps 3-5 GB of address space on import alone (more with many
+# threads, far more once CUDA starts), with about 0.5 GB resident. RLIMIT_AS would fail right
+# answers there; a watch on resident anonymous memory holds a memory bomb on every build.
+
+def _status_field(pid, field):
+    """A `kB` field of /proc/PID/status in bytes (0 where the process or the field is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _session_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[3])  # state ppid pgrp session ...
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def learner_pids(own_pid=None, sessions=None):
+    """The processes a watch counts: in a pid namespace of the sandbox's own (``sessions`` None),
+    every process but ``own_pid``; elsewhere, those in one of ``sessions`` (each child leads its own)."""
+    own_pid = os.getpid() if own_pid is None else own_pid
+    pids = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return pids
+    for name in names:
+        if not name.isdigit() or int(name) == own_pid:
+            continue
+        if sessions is None or _session_of(int(name)) in sessions:
+            pids.append(int(name))
+    return pids
+
+
+def resident_bytes(pids):
+    """The resident anonymous and shared-memory bytes of ``pids`` together: what a memory bomb grows
+    (file-backed pages such as torch's and CUDA's libraries are the page cache's, and are not counted)."""
+    return sum(_status_field(pid, b"RssAnon:") + _status_field(pid, b"RssShmem:") for pid in pids)
