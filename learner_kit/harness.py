@@ -108,6 +108,7 @@ class Remote:
     """
 
     kind = None  # describe_kind() of the object in the other process
+    cuda_usable = False  # whether the other process can run the unit on a GPU
 
     def run_case(self, call, case, guard=None, backprop=None):
         raise NotImplementedError

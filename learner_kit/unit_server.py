@@ -42,6 +42,7 @@ import learner_kit.harness, learner_kit.plotting, learner_kit.stand_ins, learner
 """
 REQUESTS, REPLIES = 0, 1
 MB = 1024 * 1024
+POLL_S = 0.05  # how often the server looks at its child: ended, to be killed, over its memory
 
 
 class CellTimeout(BaseException):
@@ -206,6 +207,8 @@ class Child:
                             if hasattr(v, "requires_grad") and getattr(v, "requires_grad", False)},
             "param_grads": None, "backprop_failure": outcome.backprop_failure,
             "found": list(found) if found else None,
+            # replies carry CPU tensors only (a GPU's are copied): where each output was, for the device aspect
+            "output_devices": {n: t.device.type for n, t in (outcome.outputs or {}).items() if hasattr(t, "device")},
         }
         if outcome.instance is not None:
             self.instances.append(outcome.instance)
@@ -250,10 +253,19 @@ class Child:
         handlers = {"describe": self.describe, "run_case": self.run_case, "call": self.call, "test_cell": self.test_cell,
                     "probe": self.probe, "run_cells": self.run_cells}
         while True:
-            request = self.wire.decode_request(self.wire.read_frame(self.requests, limit=1 << 30))
+            payload = self.wire.read_frame(self.requests, limit=1 << 30)  # a broken channel ends the child
+            try:
+                request = self.wire.decode_request(payload)
+            except Exception as error:  # the grader's own fault (a tensor on a device this process lacks, ...)
+                self.reply({"seq": None, "request_error": f"{type(error).__name__}: {error}"[:500]})
+                continue
             if request.get("op") == "end":
                 return
-            self.reply({"seq": request.get("seq"), **handlers[request["op"]](request)})
+            try:
+                answer = handlers[request["op"]](request)
+            except BaseException as error:  # the learner's code raised past every guard (SystemExit, ...): this request only
+                answer = {"error": self.wire.error_info(error)}
+            self.reply({"seq": request.get("seq"), **answer})
 
 
 _MISSING = object()
@@ -273,7 +285,8 @@ def _plain_tensor(value):
 
     if not isinstance(value, torch.Tensor):
         return None
-    return value.detach().as_subclass(torch.Tensor).clone()
+    value = value.detach().as_subclass(torch.Tensor)
+    return value.clone() if value.device.type in ("cpu", "meta") else value.cpu()  # the grader may have no GPU
 
 
 def _plain(value, depth=0):
@@ -323,8 +336,7 @@ def become_child(request, sync, control, wire):
                     os.close(fd)
                 except OSError:
                     pass
-        limits = request["limits"]
-        resource.setrlimit(resource.RLIMIT_AS, (limits["memory_mb"] * MB,) * 2)
+        limits = request["limits"]  # memory: watched by the server (resident, not address space: see serve)
         resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 5))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_mb"] * MB,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -337,17 +349,61 @@ def become_child(request, sync, control, wire):
 
         i18n.set_language(request.get("language") or i18n.DEFAULT, figures=False)  # the submission's language
         signal.signal(signal.SIGALRM, _on_alarm)
+        cuda = request.get("cuda") is True and cuda_usable()  # before the learner's code: it may not be trusted to say
         child.start(request["cell_timeout"])
         failures = child.load(request["cells"])
-        import torch
-
-        child.reply({"loaded": True, "answer_failures": failures, "cuda": torch.cuda.is_available()})
+        child.reply({"loaded": True, "answer_failures": failures, "cuda": cuda})
         child.serve()
         code = 0
     except BaseException:  # a broken channel or a learner's code that escaped every guard
         code = 71
     finally:
         os._exit(code)
+
+
+def cuda_usable():
+    """Whether this process (a child: the server never starts CUDA, so it can fork) can run on a GPU,
+    with PyTorch's matrix products at full float32 precision, as the grader's reference runs."""
+    import torch
+
+    try:
+        if not torch.cuda.is_available():
+            return False
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.zeros(1, device="cuda").add_(1)
+        return True
+    except Exception:  # a driver that cannot serve this sandbox: the device aspect runs on the CPU and meta
+        return False
+
+
+def memory_used(child, pid_namespace):
+    """Resident memory of the notebook's processes: in the sandbox's pid namespace every process but the
+    server's, outside one the child's session."""
+    from learner_kit import processes
+
+    return processes.resident_bytes(processes.learner_pids(sessions=None if pid_namespace else {child}))
+
+
+def wait_for_child(pid, control, memory_bytes, pid_namespace):
+    """The child's wait status once it has ended, and why the server ended it ("memory", or None).
+
+    It is killed when the grader asks (control) or when the notebook's processes hold more than
+    ``memory_bytes`` of resident memory, looked at every POLL_S (a limit on address space, RLIMIT_AS,
+    would fail right answers where torch maps gigabytes it never uses: PyPI's CUDA build)."""
+    from learner_kit import processes
+
+    reason = None
+    while True:
+        ready = select.select([control], [], [], POLL_S)[0]
+        if ready and os.read(control, 64)[:1] in (b"k", b""):
+            processes.kill_session(pid)  # the child leads its own session
+        if reason is None and memory_bytes and memory_used(pid, pid_namespace) > memory_bytes:
+            reason = "memory"
+            processes.kill_session(pid)  # what it started elsewhere goes once it has ended (serve)
+        finished, wait_status = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            return wait_status, reason
 
 
 def serve(control, pid_namespace, wire):
@@ -373,19 +429,12 @@ def serve(control, pid_namespace, wire):
         wire.write_frame(REPLIES, wire.encode_reply({"started": pid}))
         os.write(sync_write, b"go")
         os.close(sync_write)
-        status = None
-        while status is None:
-            ready = select.select([control], [], [], 0.05)[0]
-            if ready and os.read(control, 64)[:1] in (b"k", b""):
-                processes.kill_session(pid)  # the child leads its own session
-            finished, wait_status = os.waitpid(pid, os.WNOHANG)
-            if finished:
-                status = wait_status
+        status, reason = wait_for_child(pid, control, request["limits"].get("memory_mb", 0) * MB, pid_namespace)
         processes.kill_session(pid)
         if pid_namespace:  # every other process in this pid namespace is the learner's
             processes.kill_all_others()
         shutil.rmtree(request["workdir"], ignore_errors=True)
-        wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status)}))
+        wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status), "reason": reason}))
 
 
 def main():

@@ -81,10 +81,10 @@ def test_the_solution_passes_and_the_release_fails(judge, assignment):
 
 def test_a_mistake_is_named_from_outside(judge):
     verdicts = judge.verify(attention_source(), with_answer("01-attention", "scaled_dot_product_attention", NO_SCALE_ATTENTION))
-    for grade_id in ("visible", "hidden-values", "hidden-masks", "hidden-float64"):
+    # the device aspect also compares values on the devices it runs (the CPU here), so it names the mistake too
+    for grade_id in ("visible", "hidden-values", "hidden-masks", "hidden-float64", "hidden-device"):
         passed, message = verdicts[f"scaled_dot_product_attention-{grade_id}"]
         assert not passed and "[sdpa-no-scale]" in message, (grade_id, message)
-    assert verdicts["scaled_dot_product_attention-hidden-device"][0]  # no device mistake: that point is earned
 
 
 def test_an_attacking_empty_answer_gains_nothing(judge):

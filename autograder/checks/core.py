@@ -188,6 +188,19 @@ def check(unit_name, candidate, aspect):
     print(tr("✓ {unit}: {aspect} passed", unit=unit_name, aspect=aspect))
 
 
+def devices_to_try(candidate):
+    """The devices of the device aspect: meta (device mistakes without values), the CPU, and CUDA where this
+    process has a GPU and, for a unit in another process (judge.RemoteUnit), that process has one too.
+
+    On CUDA the float32 tolerance is the CPU's (harness.tolerance): TF32 is off on both sides (PyTorch's
+    default for matrix products, and set so in the unit server's child), so GPU kernels differ from the
+    reference only by the order of their sums, within the same few units in the last place.
+    """
+    here = not isinstance(candidate, harness.Remote)  # the learner's function or class, in this process
+    gpu = torch.cuda.is_available() and (here or candidate.cuda_usable is True)
+    return ["meta", "cpu"] + (["cuda"] if gpu else [])
+
+
 def _random_dropout(case):
     """Whether `case` hands the unit a dropout module in training mode (its draw is the learner's own)."""
     dropout = case.inputs.get("dropout")
@@ -328,9 +341,11 @@ class _Checker:
                 self.fail(case, got, want, "property-violated", problem)
 
     def try_devices(self, aspect):
-        """On the meta device only a device-mismatch error counts; on CUDA, results are compared."""
+        """Every input moved to each device this grader can run (devices_to_try). On the meta device only a
+        device-mismatch error counts (it has no values); on the CPU and a GPU the results must also be right,
+        so code that only returns zeros of the right shape earns nothing here."""
         case = self.spec.cases[aspect]()[0]
-        for device in ["meta"] + (["cuda"] if torch.cuda.is_available() else []):
+        for device in devices_to_try(self.candidate):
             moved = case.to(device=device)
             got = self.run(moved)
             if got.error is not None and guards.is_device_error(got.error):

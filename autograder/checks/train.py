@@ -589,8 +589,10 @@ def _greedy_properties(candidate):
 
 
 def _greedy_device(candidate):
-    """On the meta device (model and inputs), only a device-mismatch error fails."""
+    """On the meta device (model and inputs), only a device-mismatch error fails; on the CPU the tokens
+    must also be right (a stub that returns a tensor of the right shape earns nothing here)."""
     case = _greedy_cases()[0]
+    _greedy_compare_cases(candidate, [case])
     with harness.isolated():
         moved = {name: value.to("meta") if isinstance(value, (torch.Tensor, nn.Module)) else value
                  for name, value in case.args.items()}

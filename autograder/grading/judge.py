@@ -21,6 +21,7 @@ import ast
 import contextlib
 import io
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ import torch
 
 from autograder.grading.limits import kill_group
 from learner_kit import harness, static_hints, wire
+from learner_kit.i18n import tr
 from learner_kit.unit_server import PREAMBLE
 
 CHECK_FUNCTIONS = {"check": "aspect", "visible_problem": "visible", "check_visible": "visible"}
@@ -42,6 +44,10 @@ COUNTERS_READ_BACK = ("encodes",)
 
 class SessionFailure(Exception):
     """The notebook's process stopped, broke the protocol or ran out of time: no more answers from it."""
+
+
+class RequestNotDelivered(Exception):
+    """The child could not read a request of the grader's (a grader bug): that request fails, the child goes on."""
 
 
 @dataclass(frozen=True)
@@ -123,12 +129,15 @@ class UnitServer:
     def receive(self, deadline):
         return wire.decode_reply(wire.read_frame(self.process.stdout.fileno(), deadline))
 
-    def notebook(self, cells, cell_timeout, limits, budget_s, language="en"):
-        """A Session on a fresh child that has run ``cells``; SessionFailure when that child cannot be had."""
+    def notebook(self, cells, cell_timeout, limits, budget_s, language="en", cuda=False):
+        """A Session on a fresh child that has run ``cells``; SessionFailure when that child cannot be had.
+
+        With ``cuda`` (this process has a GPU), the child tries CUDA itself and says whether it can use it.
+        """
         self.start()
         try:
             self.send({"op": "notebook", "cells": cells, "cell_timeout": cell_timeout, "limits": limits,
-                       "workdir": self.workdir, "language": language})
+                       "workdir": self.workdir, "language": language, "cuda": bool(cuda)})
             started = self.receive(time.monotonic() + (budget_s if self.started else STARTUP_S + budget_s))
         except (OSError, wire.ChannelClosed) as error:
             self.close()
@@ -137,8 +146,10 @@ class UnitServer:
         if not isinstance(started, dict) or "started" not in started:
             self.close()
             raise SessionFailure("the checking process did not start")
-        session = Session(self, time.monotonic() + budget_s)  # the budget starts with the notebook's child
+        session = Session(self, time.monotonic() + budget_s, limits)  # the budget starts with the notebook's child
+        session.cells = list(cells)
         loaded = session.receive_reply(None)
+        session.cuda = isinstance(loaded, dict) and loaded.get("cuda") is True
         return session, loaded
 
     def kill_child(self):
@@ -163,10 +174,12 @@ class UnitServer:
 class Session:
     """The judge's conversation with one notebook's child: requests answered in order, under a deadline."""
 
-    def __init__(self, server, deadline):
+    def __init__(self, server, deadline, limits=None):
         self.server, self.deadline, self.seq, self.dead = server, deadline, 0, None
+        self.limits = limits or {}
         self.cells = []  # the cells sent to the child, in order: their text is data here (static hints)
         self.hints = {}  # unit -> the static hints on its answer cell, appended to its failures
+        self.cuda = False  # whether the child can run the learner's code on a GPU (it said so when loaded)
 
     def receive_reply(self, seq):
         """The child's reply to request ``seq`` (None: the first, unnumbered one)."""
@@ -181,8 +194,10 @@ class Session:
             if not isinstance(reply, dict):
                 continue
             if "exited" in reply:
-                self.dead = f"its process stopped (exit status {reply['exited']})"
+                self.dead = exit_reason(reply, self.limits)
                 raise SessionFailure(self.dead)
+            if reply.get("seq") is None and "request_error" in reply and seq is not None:
+                raise RequestNotDelivered(str(reply["request_error"]))
             if reply.get("seq") == seq:
                 return reply
 
@@ -224,6 +239,20 @@ class Session:
         self._stop("ended", kill=False)
 
 
+def exit_reason(reply, limits):
+    """Why a notebook's child ended, in the learner's language, from the server's {"exited": status, "reason": ...}."""
+    status = reply.get("exited")
+    if reply.get("reason") == "memory":
+        return tr("it held more than {mb} MiB of memory and was stopped", mb=limits.get("memory_mb", "?"))
+    if isinstance(status, int) and status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = str(-status)
+        return tr("its process was ended by {signal}", signal=name)
+    return tr("its process exited (status {status}), e.g. through os._exit", status=status)
+
+
 # ---------------------------------------------------------------- the learner's unit, seen from here
 
 
@@ -232,6 +261,7 @@ class RemoteUnit(harness.Remote):
 
     def __init__(self, session, name):
         self.session, self.name = session, name
+        self.cuda_usable = session.cuda  # the checks' device aspect runs on a GPU only where the child has one
         try:
             self.kind = self.session.ask({"op": "describe", "name": name})["kind"]
         except SessionFailure:
@@ -317,7 +347,8 @@ def _outcome(reply, inputs, guard, session):
     outputs = reply.get("outputs")
     if outcome.error is None:
         if isinstance(outputs, dict) and all(isinstance(v, torch.Tensor) for v in outputs.values()):
-            outcome.outputs = {str(k): v for k, v in outputs.items()}
+            devices = reply.get("output_devices") if isinstance(reply.get("output_devices"), dict) else {}
+            outcome.outputs = {str(k): _on_device(v, devices.get(k), session) for k, v in outputs.items()}
         outcome.problem = str(reply.get("problem") or "")
         if outcome.outputs is None and not outcome.problem:
             outcome.problem = "Its results could not be read back."
@@ -326,12 +357,19 @@ def _outcome(reply, inputs, guard, session):
     outcome.backprop_failure = str(reply.get("backprop_failure") or "")
     for name, grad in _tensors(reply.get("input_grads")).items():
         if isinstance(inputs.get(name), torch.Tensor) and inputs[name].requires_grad:
-            inputs[name].grad = grad
+            inputs[name].grad = grad if grad is None else grad.to(inputs[name].device)
     if isinstance(reply.get("instance"), int):
         outcome.instance = RemoteInstance(session, reply["instance"], _tensors(reply.get("param_grads")))
     if guard is not None and guard.found is None:
         guard.found = _found(reply)
     return outcome
+
+
+def _on_device(tensor, device, session):
+    """An output where the child had it: replies carry CPU copies of a GPU's tensors (the child says which)."""
+    if device == "cuda" and session.cuda and tensor.device.type == "cpu":
+        return tensor.to("cuda")
+    return tensor
 
 
 def _rebuilt_value(value, depth=0):

@@ -8,6 +8,7 @@ own run in the kernel can only lower a score (combine.py); this verdict is the o
 import ast
 import os
 import tempfile
+import time
 import traceback
 
 from autograder.grading import sandbox
@@ -104,35 +105,26 @@ class Verifier:
     def _verify(self, source_notebook, submitted_notebook, language):
         limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.notebook_budget_s, "file_mb": 64}
         graded = source_notebook.graded
+        run = NotebookRun(self.server, self.cell_timeout, limits, self.settings.notebook_budget_s, language)
         try:
-            session, _ = self.server.notebook([], self.cell_timeout, limits, self.settings.notebook_budget_s, language)
+            run.start()
         except SessionFailure as failure:
             why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
             return {cell.grade_id: (False, why) for cell in graded}
-        verdicts, broken, units = {}, {}, {}
+        verdicts, broken = {}, {}
         try:
             for cells, tests in payload_segments(source_notebook, submitted_notebook):
-                self._run_cells(session, cells, broken)
-                verdicts.update(self._judge_cells(session, tests, broken, units))
+                run.run_cells(cells, broken)
+                verdicts.update(self._judge_cells(run, tests, broken))
         finally:
-            session.end()
+            run.end()
         return verdicts
 
-    def _run_cells(self, session, cells, broken):
-        """Run ``cells`` in the child; note in ``broken`` the units whose answer cell failed."""
-        if session.dead or not cells:
-            return
-        try:
-            reply = session.ask({"op": "run_cells", "cells": cells})
-        except SessionFailure:
-            return  # the cells after say why
-        failures = reply.get("answer_failures") if isinstance(reply.get("answer_failures"), dict) else {}
-        broken.update({str(k).split("-")[0]: str(v) for k, v in failures.items()})
-
-    def _judge_cells(self, session, graded, broken, units):
+    def _judge_cells(self, run, graded, broken):
         verdicts = {}
         for cell in graded:
             call, stopped = graded_call(cell), False
+            session = run.session_for_next_cell()
             try:
                 if session.dead:
                     raise SessionFailure(session.dead)
@@ -140,7 +132,7 @@ class Verifier:
                     reply = session.ask({"op": "test_cell", "source": cell.source})
                     passed, message = reply.get("passed") is True, str(reply.get("message") or "")
                 else:
-                    passed, message = judge_cell(session, call, units)
+                    passed, message = judge_cell(session, call, run.units)
             except SessionFailure as failure:
                 stopped = True
                 passed, message = False, tr("Not graded: the run of this notebook stopped before this cell ({failure}).",
@@ -152,5 +144,69 @@ class Verifier:
             unit = cell.grade_id.split("-")[0]
             if not passed and unit in broken and not stopped:
                 message += tr(" (the answer cell of {unit} stopped with {error})", unit=unit, error=broken[unit])
+            if session.dead and not stopped and run.can_restart():
+                message += tr(" The grader started the notebook's code again for the cells after this one.")
             verdicts[cell.grade_id] = (passed, message[:MAX_MESSAGE])
         return verdicts
+
+
+class NotebookRun:
+    """One notebook's child in the unit server, and a fresh one in its place when judging a cell ends it.
+
+    A learner's exception inside the child costs only the request that raised it (the child
+    answers with the error). A child that ends while a graded cell is judged (os._exit, a crash,
+    the memory limit) costs that cell: the next cell gets a fresh child that has run the same
+    cells again, within the notebook's one time budget. A child that ends while running the
+    notebook's cells would end again the same way: the cells after it are lost, as before.
+    """
+
+    MAX_RESTARTS = 3
+
+    def __init__(self, server, cell_timeout, limits, budget_s, language):
+        self.server, self.cell_timeout, self.limits, self.language = server, cell_timeout, limits, language
+        self.deadline = time.monotonic() + budget_s  # one budget for the notebook, restarts included
+        self.cells = []  # every cell the child has run, in order
+        self.session, self.units, self.restarts, self.loading_failed = None, {}, 0, False
+
+    def start(self):
+        import torch
+
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise SessionFailure(tr("it ran past its time budget and was stopped"))
+        self.session, _ = self.server.notebook(list(self.cells), self.cell_timeout, self.limits, remaining,
+                                               self.language, cuda=torch.cuda.is_available())
+        self.units = {}  # RemoteUnits of the previous child are gone with it
+
+    def run_cells(self, cells, broken):
+        """Run ``cells`` in the child; note in ``broken`` the units whose answer cell failed."""
+        session = self.session_for_next_cell()
+        self.cells += cells
+        if session.dead or not cells:
+            return
+        try:
+            reply = session.ask({"op": "run_cells", "cells": cells})
+        except SessionFailure:
+            self.loading_failed = True  # the cells after say why
+            return
+        failures = reply.get("answer_failures") if isinstance(reply.get("answer_failures"), dict) else {}
+        broken.update({str(k).split("-")[0]: str(v) for k, v in failures.items()})
+
+    def can_restart(self):
+        return (not self.loading_failed and self.restarts < self.MAX_RESTARTS
+                and time.monotonic() < self.deadline)
+
+    def session_for_next_cell(self):
+        """The session to use now: a fresh child's where the last one ended while judging a cell."""
+        if self.session.dead and self.can_restart():
+            self.restarts += 1
+            print(f"  the notebook's process ended ({self.session.dead}): started again for the next cell", flush=True)
+            try:
+                self.start()
+            except SessionFailure as failure:
+                self.loading_failed = True
+                self.session.dead = self.session.dead or str(failure)
+        return self.session
+
+    def end(self):
+        self.session.end()

@@ -15,4 +15,11 @@ TRANSLATIONS = {
     "nbgrader could not run this notebook to the end ({failure}); graded outside the notebook kernel only.":
         "nbgrader가 이 노트북을 끝까지 실행하지 못했습니다 ({failure}). 노트북 커널 밖에서만 채점했습니다.",
     "No points: the test did not pass.": "점수 없음: 테스트를 통과하지 못했습니다.",
+    "it held more than {mb} MiB of memory and was stopped":
+        "메모리를 {mb} MiB 넘게 사용해서 멈췄습니다",
+    "its process was ended by {signal}": "프로세스가 {signal} 신호로 끝났습니다",
+    "its process exited (status {status}), e.g. through os._exit":
+        "프로세스가 종료되었습니다(상태 {status}). os._exit 같은 호출이 있는지 보세요",
+    " The grader started the notebook's code again for the cells after this one.":
+        " 채점기는 이 셀 다음 셀들을 위해 노트북 코드를 다시 시작했습니다.",
 }
