@@ -20,7 +20,7 @@ LAB_ARGS ?=
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -28,6 +28,7 @@ help:
 	@echo "make progress      which units of your workspace pass their visible test"
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
 	@echo "make test          run the whole test suite (what CI runs)"
+	@echo "make test-gpu      on a machine with an NVIDIA GPU: grading with CUDA, GPU visible and hidden"
 	@echo "make release       regenerate course/ from solutions/ with nbgrader"
 	@echo "make student-pack  build dist/student-pack.zip: what an instructor hands out"
 	@echo "make autograde SUBMITTED=dir OUT=dir [JOBS=n]   grade submissions"
@@ -88,6 +89,16 @@ formgrader: $(STAMP)
 	  $(if $(SUBMITTED),--CourseDirectory.submitted_directory=$(abspath $(SUBMITTED)),) $(FORMGRADER_ARGS)
 
 test: test-unit test-notebooks
+
+# On a machine with an NVIDIA GPU: the CUDA cases, the device aspect on CUDA in the sandbox, and the demo
+# class graded with the GPU visible and hidden (CUDA_VISIBLE_DEVICES=): perfect full marks, empty 0 both times.
+GPU_TESTS := tests/test_gpu.py tests/test_reference_vs_torch.py tests/test_judge.py tests/test_grading_platform.py
+test-gpu: $(STAMP) sandbox-tool
+	@$(BIN)/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'make test-gpu: no usable GPU here (torch ' + torch.__version__ + ')')"
+	$(BIN)/python -m pytest $(GPU_TESTS)
+	$(BIN)/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
+	CUDA_VISIBLE_DEVICES= $(BIN)/python -m pytest tests/test_judge.py tests/test_grading_platform.py
+	CUDA_VISIBLE_DEVICES= $(BIN)/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
 
 test-unit: $(STAMP) sandbox-tool browser-tool
 	$(BIN)/python -m pytest tests

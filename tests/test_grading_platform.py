@@ -121,3 +121,28 @@ def test_exit_reasons_say_why():
     assert "3072 MiB" in exit_reason({"exited": -9, "reason": "memory"}, {"memory_mb": 3072})
     assert "SIGKILL" in exit_reason({"exited": -9, "reason": None}, {})
     assert "status 3" in exit_reason({"exited": 3}, {})
+
+
+def test_code_that_only_works_on_the_cpu_loses_exactly_the_device_point(judge):
+    """A tensor made without device=: right everywhere on the CPU, wrong on any other device."""
+    head, _, rest = RIGHT.partition(":\n")
+    answer = f"{head}:\n    query = query + torch.zeros(query.shape[-1])\n{rest}"
+    verdicts = verdicts_of(judge, answer)
+    assert not verdicts["hidden-device"][0] and "[device]" in verdicts["hidden-device"][1], verdicts["hidden-device"]
+    assert all(verdicts[cell][0] for cell in CELLS if cell != "hidden-device"), verdicts
+
+
+def test_the_sandbox_gets_the_gpu_nodes_and_nothing_else(monkeypatch, tmp_path):
+    """With a GPU, the NVIDIA device nodes, the PCI topology and LD_LIBRARY_PATH's folders, read-only but the
+    nodes; without one, none of them. (Tried on a real GPU by tests/test_gpu.py.)"""
+    from autograder.grading import sandbox
+
+    monkeypatch.setattr(sandbox, "gpu_nodes", lambda: ["/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"])
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"{tmp_path}:relative:/no/such/folder")
+    line = sandbox.command(["true"], {}, gpu=True)
+    pairs = {(line[i], line[i + 1]) for i in range(len(line) - 1)}
+    assert {("--dev-bind", "/dev/nvidia0"), ("--dev-bind", "/dev/nvidiactl"), ("--ro-bind-try", str(tmp_path))} <= pairs
+    assert ("--ro-bind-try", "relative") not in pairs and ("--ro-bind-try", "/no/such/folder") not in pairs
+    assert ("--ro-bind-try", "/sys/bus/pci") in pairs and ("--bind", "/sys/bus/pci") not in pairs
+    plain = sandbox.command(["true"], {})
+    assert not any("nvidia" in part or part.startswith("/sys") for part in plain)

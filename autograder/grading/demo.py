@@ -63,10 +63,31 @@ def make_submissions(folder: Path):
     return folder
 
 
+NAMED = {"mistake-no-scale": "[sdpa-no-scale]", "mistake-softmax-dim": "[sdpa-softmax-dim]"}
+
+
+def unexpected(records):
+    """What differs from the demo's known answers: perfect earns every point, the untouched release and
+    the cheat none, and each typical mistake is named (a grader on a new platform must agree)."""
+    problems = []
+    for record in records:
+        student, cell, points, full = record["student"], record["grade_id"], record["points"], record["max_points"]
+        if student == "perfect" and points != full:
+            problems.append(f"perfect lost {full - points} point(s) on {cell}: {' '.join(record['feedback'])[:300]}")
+        if student in ("empty", "cheat-transformer") and points:
+            problems.append(f"{student} earned {points} on {cell}")
+    for student, mistake_id in NAMED.items():
+        if not any(mistake_id in line for r in records if r["student"] == student for line in r["feedback"]):
+            problems.append(f"{student} is not named {mistake_id}")
+    return problems
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="keep the submissions and results here (default: a temporary folder)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless perfect earns full marks, empty and the cheat 0, and the mistakes are named")
     args = parser.parse_args(argv)
     folder = args.out or Path(tempfile.mkdtemp(prefix="demo-grade-"))
     shutil.rmtree(folder / "submitted", ignore_errors=True)
@@ -75,13 +96,19 @@ def main(argv=None):
     print("$", " ".join(command), flush=True)
     if subprocess.run(command, cwd=ROOT).returncode != 0:
         return 1
-    print(grade_table(json.loads((folder / "out" / "results.json").read_text(encoding="utf-8"))))
+    records = json.loads((folder / "out" / "results.json").read_text(encoding="utf-8"))
+    print(grade_table(records))
     print(f"\nsubmissions, results.json, grades.csv, gradebook.csv and feedback/ are under {folder}")
     page = folder / "out" / "report.html"
     if page.is_file():
         print(f"the class report (open it in a browser): {page}")
     if args.out is None:
         print("(a temporary folder: pass --out DIR to choose it)")
+    if args.check:
+        problems = unexpected(records)
+        print("\n".join(["", "check: NOT as expected:", *problems] if problems else ["", "check: as expected "
+              "(perfect full marks, empty and cheat 0, both mistakes named)"]))
+        return 1 if problems else 0
     return 0
 
 

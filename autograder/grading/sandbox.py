@@ -16,6 +16,7 @@ controller (ProcessCap) where the machine has one; where it has none, runner.py 
 
 bubblewrap is Debian's `bubblewrap` package (`make test` installs it where it may).
 """
+import glob
 import os
 import shutil
 import subprocess
@@ -57,10 +58,41 @@ def _python_dirs():
     return sorted(str(d) for d in dirs)
 
 
-def command(argv, env, writable=()):
+# What CUDA needs inside, and nothing else of the host: the NVIDIA device nodes, the PCI topology
+# the driver reads (read-only), and the folders of LD_LIBRARY_PATH where a container keeps the
+# driver's libraries (read-only; on a plain Linux install they are under /usr already).
+GPU_NODES = ("/dev/nvidia*", "/dev/nvidia-caps")
+GPU_SYSTEM = ("/sys/bus/pci", "/sys/devices", "/sys/module/nvidia")
+GPU_ENV = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH")
+
+
+def gpu_nodes():
+    """The host's NVIDIA device nodes (none on a machine without the driver)."""
+    return sorted({path for pattern in GPU_NODES for path in glob.glob(pattern)})
+
+
+def gpu_env():
+    """The variables that choose and find the GPU, as the grader has them (CUDA_VISIBLE_DEVICES= hides it)."""
+    return {key: os.environ[key] for key in GPU_ENV if key in os.environ}
+
+
+def _gpu_binds():
+    line = []
+    for node in gpu_nodes():
+        line += ["--dev-bind", node, node]
+    for path in GPU_SYSTEM:
+        line += ["--ro-bind-try", path, path]
+    for folder in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep):
+        if folder and os.path.isabs(folder) and os.path.isdir(folder):
+            line += ["--ro-bind-try", folder, folder]
+    return line
+
+
+def command(argv, env, writable=(), gpu=False):
     """The bwrap command line that runs ``argv`` (paths inside the sandbox) with exactly ``env``.
 
     ``writable``: folders of the grader's shared with the sandbox at the same path (a job's kernel sockets).
+    ``gpu``: the NVIDIA device nodes and what the driver reads, so that CUDA can run inside.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -77,19 +109,22 @@ def command(argv, env, writable=()):
     line += ["--ro-bind", str(ROOT / "learner_kit"), f"{CODE}/learner_kit"]
     for path in writable:
         line += ["--bind", path, path]
+    if gpu:
+        line += _gpu_binds()
     line += ["--chdir", "/tmp", "--clearenv"]
     for key, value in env.items():
         line += ["--setenv", key, value]
     return line + ["--", *argv]
 
 
-def unit_server_command(env, sandboxed=True):
-    """The command that starts the unit server, in the sandbox unless ``sandboxed`` is False."""
+def unit_server_command(env, sandboxed=True, gpu=False):
+    """The command that starts the unit server, in the sandbox unless ``sandboxed`` is False; with ``gpu``,
+    its children may run the learner's code on the host's GPU (the device aspect's CUDA run)."""
     if not sandboxed:
         return [sys.executable, "-I", str(ROOT / "learner_kit" / "unit_server.py"), str(ROOT)]
     inside = {**env, "HOME": "/tmp", "TMPDIR": "/tmp"}
     argv = [sys.executable, "-I", f"{CODE}/learner_kit/unit_server.py", CODE, "--pid-namespace"]
-    return command(argv, inside)
+    return command(argv, inside, gpu=gpu)
 
 
 def check_available():

@@ -75,6 +75,7 @@ def child_env():
         "MPLBACKEND": "Agg",
         "OMP_NUM_THREADS": "1",
         "PYTHONHASHSEED": "0",
+        **sandbox.gpu_env(),
     }
 
 
@@ -87,7 +88,8 @@ class Verifier:
         # In the sandbox /tmp is the server's own; without it, each job's server needs a folder of its own.
         workdir = "/tmp/notebook" if settings.sandbox else tempfile.mkdtemp(prefix="autograder-unit-")
         cap = sandbox.ProcessCap() if settings.sandbox else None
-        self.server = UnitServer(sandbox.unit_server_command(env, sandboxed=settings.sandbox), env=env, workdir=workdir, cap=cap)
+        command = sandbox.unit_server_command(env, sandboxed=settings.sandbox, gpu=bool(sandbox.gpu_nodes()))
+        self.server = UnitServer(command, env=env, workdir=workdir, cap=cap)
 
     def start(self):
         """Start the server now (call it early: it imports torch meanwhile)."""
@@ -174,9 +176,13 @@ class NotebookRun:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise SessionFailure(tr("it ran past its time budget and was stopped"))
+        gpu = torch.cuda.is_available()
         self.session, _ = self.server.notebook(list(self.cells), self.cell_timeout, self.limits, remaining,
-                                               self.language, cuda=torch.cuda.is_available())
+                                               self.language, cuda=gpu)
         self.units = {}  # RemoteUnits of the previous child are gone with it
+        if gpu and not self.session.cuda and not self.restarts:
+            print("  the grader has a GPU, but the notebook's process cannot use it (sandbox, driver): "
+                  "the device aspect runs on the CPU and the meta device only", flush=True)
 
     def run_cells(self, cells, broken):
         """Run ``cells`` in the child; note in ``broken`` the units whose answer cell failed."""
