@@ -20,7 +20,7 @@ LAB_ARGS ?=
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -29,6 +29,7 @@ help:
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
 	@echo "make test          run the whole test suite (what CI runs)"
 	@echo "make test-gpu      on a machine with an NVIDIA GPU: grading with CUDA, GPU visible and hidden"
+	@echo "make test-cuda-build   grade the demo class with PyPI's CUDA build of torch (downloads gigabytes)"
 	@echo "make release       regenerate course/ from solutions/ with nbgrader"
 	@echo "make student-pack  build dist/student-pack.zip: what an instructor hands out"
 	@echo "make autograde SUBMITTED=dir OUT=dir [JOBS=n]   grade submissions"
@@ -89,6 +90,17 @@ formgrader: $(STAMP)
 	  $(if $(SUBMITTED),--CourseDirectory.submitted_directory=$(abspath $(SUBMITTED)),) $(FORMGRADER_ARGS)
 
 test: test-unit test-notebooks
+
+# PyPI's own torch==2.13.0 for Linux is the CUDA build (what an instructor's `pip install` gets; this
+# workplace's pip otherwise prefers a local CPU wheel): in a venv of its own, the demo class must grade
+# exactly as with the CPU build. Downloads gigabytes once; not part of `make test`.
+CUDA_BUILD_VENV ?= .venv-cuda-build
+test-cuda-build: sandbox-tool
+	test -x $(CUDA_BUILD_VENV)/bin/python || $(PYTHON) -m venv $(CUDA_BUILD_VENV)
+	$(CUDA_BUILD_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check -r requirements.txt
+	$(CUDA_BUILD_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check --no-deps -e .
+	$(CUDA_BUILD_VENV)/bin/python -c "import torch; print('torch', torch.__version__, '| CUDA', torch.version.cuda, '| GPU usable', torch.cuda.is_available())"
+	$(CUDA_BUILD_VENV)/bin/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
 
 # On a machine with an NVIDIA GPU: the CUDA cases, the device aspect on CUDA in the sandbox, and the demo
 # class graded with the GPU visible and hidden (CUDA_VISIBLE_DEVICES=): perfect full marks, empty 0 both times.

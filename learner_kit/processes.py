@@ -81,16 +81,18 @@ def kill_all_others(rounds=500):
 # threads, far more once CUDA starts), with about 0.5 GB resident. RLIMIT_AS would fail right
 # answers there; a watch on resident anonymous memory holds a memory bomb on every build.
 
-def _status_field(pid, field):
-    """A `kB` field of /proc/PID/status in bytes (0 where the process or the field is gone)."""
+def _kb_fields(path, *fields):
+    """The `kB` fields of a /proc file (status, smaps_rollup) summed, in bytes; None where it cannot be read
+    (the process is gone, or is not dumpable and so not ours to read)."""
+    total = 0
     try:
-        with open(f"/proc/{pid}/status", "rb") as handle:
+        with open(path, "rb") as handle:
             for line in handle:
-                if line.startswith(field):
-                    return int(line.split()[1]) * 1024
+                if line.startswith(fields):
+                    total += int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
-        pass
-    return 0
+        return None
+    return total
 
 
 def _session_of(pid):
@@ -118,7 +120,17 @@ def learner_pids(own_pid=None, sessions=None):
     return pids
 
 
-def resident_bytes(pids):
+def resident_bytes(pids, limit=None):
     """The resident anonymous and shared-memory bytes of ``pids`` together: what a memory bomb grows
-    (file-backed pages such as torch's and CUDA's libraries are the page cache's, and are not counted)."""
-    return sum(_status_field(pid, b"RssAnon:") + _status_field(pid, b"RssShmem:") for pid in pids)
+    (file-backed pages such as torch's and CUDA's libraries are the page cache's, and are not counted).
+
+    The quick sum of each process's RssAnon + RssShmem is an upper bound: a page a fork still shares
+    with its parent counts in both (torch's few hundred MB in every forked process). Where that bound
+    is over ``limit``, the exact sum is returned instead: smaps_rollup's proportional Pss_Anon +
+    Pss_Shmem, where a page shared by n processes counts 1/n in each (slower: it walks page tables).
+    """
+    quick = {pid: _kb_fields(f"/proc/{pid}/status", b"RssAnon:", b"RssShmem:") or 0 for pid in pids}
+    if limit is None or sum(quick.values()) <= limit:
+        return sum(quick.values())
+    exact = ((pid, _kb_fields(f"/proc/{pid}/smaps_rollup", b"Pss_Anon:", b"Pss_Shmem:")) for pid in pids)
+    return sum(quick[pid] if share is None else share for pid, share in exact)  # unreadable: the bound

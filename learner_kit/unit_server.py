@@ -26,6 +26,7 @@ import select
 import shutil
 import signal
 import sys
+import time
 import traceback
 
 PREAMBLE = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
@@ -325,6 +326,9 @@ def become_child(request, sync, control, wire):
     try:
         os.setsid()
         os.close(control)
+        from learner_kit import processes
+
+        processes.set_dumpable(True)  # the server's memory watch reads its proportional share (smaps_rollup)
         requests, replies = os.dup(REQUESTS), os.dup(REPLIES)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -377,12 +381,12 @@ def cuda_usable():
         return False
 
 
-def memory_used(child, pid_namespace):
-    """Resident memory of the notebook's processes: in the sandbox's pid namespace every process but the
-    server's, outside one the child's session."""
+def memory_used(child, pid_namespace, limit):
+    """Resident memory of the notebook's processes (in the sandbox's pid namespace every process but the
+    server's, outside one the child's session), exact where a quick upper bound is over ``limit``."""
     from learner_kit import processes
 
-    return processes.resident_bytes(processes.learner_pids(sessions=None if pid_namespace else {child}))
+    return processes.resident_bytes(processes.learner_pids(sessions=None if pid_namespace else {child}), limit)
 
 
 def wait_for_child(pid, control, memory_bytes, pid_namespace):
@@ -393,14 +397,18 @@ def wait_for_child(pid, control, memory_bytes, pid_namespace):
     would fail right answers where torch maps gigabytes it never uses: PyPI's CUDA build)."""
     from learner_kit import processes
 
-    reason = None
+    reason, next_look = None, 0.0
     while True:
         ready = select.select([control], [], [], POLL_S)[0]
         if ready and os.read(control, 64)[:1] in (b"k", b""):
             processes.kill_session(pid)  # the child leads its own session
-        if reason is None and memory_bytes and memory_used(pid, pid_namespace) > memory_bytes:
-            reason = "memory"
-            processes.kill_session(pid)  # what it started elsewhere goes once it has ended (serve)
+        if reason is None and memory_bytes and time.monotonic() >= next_look:
+            started = time.monotonic()
+            if memory_used(pid, pid_namespace, memory_bytes) > memory_bytes:
+                reason = "memory"
+                processes.kill_session(pid)  # what it started elsewhere goes once it has ended (serve)
+            # an exact count (many forked processes) may take a while: look again after ten times as long
+            next_look = time.monotonic() + 10 * (time.monotonic() - started)
         finished, wait_status = os.waitpid(pid, os.WNOHANG)
         if finished:
             return wait_status, reason

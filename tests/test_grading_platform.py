@@ -146,3 +146,31 @@ def test_the_sandbox_gets_the_gpu_nodes_and_nothing_else(monkeypatch, tmp_path):
     assert ("--ro-bind-try", "/sys/bus/pci") in pairs and ("--bind", "/sys/bus/pci") not in pairs
     plain = sandbox.command(["true"], {})
     assert not any("nvidia" in part or part.startswith("/sys") for part in plain)
+
+
+def test_memory_shared_by_forks_counts_once():
+    """A page that forks still share with their parent counts once (the fork bomb's many torch processes are
+    not a memory bomb): the quick per-process sum is only an upper bound, made exact where it is over the limit."""
+    import os
+    import time
+
+    from learner_kit import processes
+
+    held = bytearray(64 << 20)  # touched: resident and anonymous in this process, shared by its forks
+    children = []
+    for _ in range(6):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        children.append(pid)
+    try:
+        pids = [os.getpid(), *children]
+        quick = processes.resident_bytes(pids)
+        exact = processes.resident_bytes(pids, limit=1)  # over any limit: counted exactly
+        assert quick >= 7 * len(held) * 0.9, quick
+        assert len(held) * 0.9 <= exact < quick / 3, (exact, quick)
+    finally:
+        for pid in children:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)

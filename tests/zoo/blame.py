@@ -149,21 +149,42 @@ def _fails(unit, candidate):
     return False
 
 
+@dataclass(frozen=True)
+class BlameCase:
+    """A composite's right answer beside one wrong helper: what a blame run judges (cheap to list)."""
+
+    composite: str
+    helper: str
+    specimen: object  # the wrong helper, a zoo Specimen
+
+    def __str__(self):
+        return f"{self.composite}-with-{self.specimen.name}"
+
+
+def blame_cases():
+    """Every (composite, wrong helper) pair, without running anything: test collection stays fast."""
+    bugs, _ = load_all()
+    return [BlameCase(composite, helper, specimen) for composite, (_, helpers) in COMPOSITES.items()
+            for helper in helpers for specimen in bugs if specimen.unit == helper and specimen.patch is None]
+
+
+def blame_run(case):
+    """Run the composite's answer cell in a notebook-like namespace beside the wrong helper; judge both."""
+    _, rights = load_all()
+    cell, helpers = COMPOSITES[case.composite]
+    namespace = {"__name__": "__main__", "torch": torch, "nn": nn, "F": F}
+    exec(PROVIDED, namespace)
+    namespace.update({h: next(s.candidate for s in rights if s.unit == h) for h in helpers})
+    namespace[case.helper] = case.specimen.candidate
+    exec(cell, namespace)  # the notebook's answer cell, in the notebook's namespace
+    losing = tuple(unit for unit, candidate in ((case.helper, case.specimen.candidate),
+                                                (case.composite, namespace[case.composite]))
+                   if _fails(unit, candidate))
+    return BlameRun(case.composite, case.helper, case.specimen.name, losing)
+
+
 def blame_runs():
-    bugs, rights = load_all()
-    runs = []
-    for composite, (cell, helpers) in COMPOSITES.items():
-        right_helper = {h: next(s.candidate for s in rights if s.unit == h) for h in helpers}
-        for helper in helpers:
-            for specimen in (s for s in bugs if s.unit == helper and s.patch is None):
-                namespace = {"__name__": "__main__", "torch": torch, "nn": nn, "F": F}
-                exec(PROVIDED, namespace)
-                namespace.update({**right_helper, helper: specimen.candidate})
-                exec(cell, namespace)  # the notebook's answer cell, in the notebook's namespace
-                losing = tuple(unit for unit, candidate in ((helper, specimen.candidate), (composite, namespace[composite]))
-                               if _fails(unit, candidate))
-                runs.append(BlameRun(composite, helper, specimen.name, losing))
-    return runs
+    return [blame_run(case) for case in blame_cases()]
 
 
 @dataclass

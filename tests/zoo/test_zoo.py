@@ -2,7 +2,7 @@
 import pytest
 
 from . import load_all, run_check
-from .blame import blame_runs
+from .blame import blame_cases, blame_run
 
 BUGS, RIGHTS = load_all()
 
@@ -31,6 +31,7 @@ def test_right_answer_passes(specimen, aspect):
     assert printed == f"✓ {specimen.unit}: {aspect} passed\n"
 
 
-@pytest.mark.parametrize("run", blame_runs(), ids=lambda run: f"{run.composite}-with-{run.specimen}")
-def test_a_wrong_helper_costs_only_its_own_unit(run):
+@pytest.mark.parametrize("case", blame_cases(), ids=str)
+def test_a_wrong_helper_costs_only_its_own_unit(case):
+    run = blame_run(case)
     assert run.losing == (run.helper,), f"a wrong {run.helper} ({run.specimen}) cost: {', '.join(run.losing) or 'nothing'}"
