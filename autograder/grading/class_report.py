@@ -7,8 +7,9 @@ self-contained page: figures are PNGs embedded in it, no JavaScript, no network.
 2. misconceptions: a heatmap of unit x mistake id (number of students), the same counts as a
    table, each id linked to its explanation (the catalogue text learners see) and to the
    section of the release notebook that teaches the unit; units left unanswered apart;
-3. who needs help: the lowest totals, missing or unreadable notebooks, notebooks stopped by
-   the time budget or a sandbox limit, tampering;
+3. who needs help: the lowest totals, missing or unreadable notebooks, folders in SUBMITTED that
+   were not graded (OUT/logs/not-graded.txt), notebooks stopped by the time budget or a sandbox
+   limit, tampering;
 4. scores: the distribution per assignment, and per unit the share of the class with full marks;
 5. the run: what was graded, the time per notebook, anything graded with warnings.
 
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from autograder.grading.layout import read_not_graded
 from autograder.grading.report import MISCONCEPTION
 from autograder.paths import COURSE
 
@@ -148,7 +150,7 @@ def classify(messages):
 
 def read_logs(out: Path):
     """Run facts from OUT/logs/ (each part None where its file is missing or unreadable)."""
-    facts = {"phases": None, "notes": None, "tasks": None}
+    facts = {"phases": None, "notes": None, "tasks": None, "not_graded": read_not_graded(out)}
     log = out / "logs" / "grading.log"
     if log.is_file():
         phases, notes, current = defaultdict(dict), defaultdict(list), None
@@ -600,7 +602,7 @@ def misconceptions_section(data, ranking, labels, teaching, texts):
     return Markup("".join(parts))
 
 
-def help_section(data, totals):
+def help_section(data, totals, not_graded=None):
     parts = ['<section id="help"><h2>Who needs help</h2>']
     below = sorted((t for t in totals if t[3] is None or t[3] < 100 - 1e-9),
                    key=lambda t: (t[3] if t[3] is not None else 101, t[0]))
@@ -634,6 +636,12 @@ def help_section(data, totals):
                        "notebook(s) missing or unreadable", ["student", "assignment", "notebook", "why"],
                        rows[:ROWS_SHOWN], "missing", more=len(rows) - ROWS_SHOWN)
                  if rows else "<p>No missing or unreadable submission.</p>")
+
+    if not_graded:  # folders and files in SUBMITTED that no record stands for (layout.find_submissions)
+        parts.append(table(f"In SUBMITTED but not graded ({len(not_graded)}): rename or move them to grade them",
+                           ["what, and why"], [(Markup(f'<span class="msg">{esc(line)}</span>'),)
+                                               for line in not_graded[:ROWS_SHOWN]],
+                           "not-graded", more=len(not_graded) - ROWS_SHOWN))
 
     limit_rows = [(s, a, nb, what, Markup(f'<span class="msg">{esc(message)}</span>'))
                   for (s, a, nb), (kind, what, message) in sorted(data.problems.items()) if kind == "limit"]
@@ -778,7 +786,7 @@ def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, tit
     if not data.records:
         body.append("<p><strong>No graded cells in results.json</strong>: nothing was graded (an empty class?).</p>")
     body += [glance_section(data, ranking, totals, labels), misconceptions_section(data, ranking, labels, teaching, catalogue()),
-             help_section(data, totals), scores_section(data, labels), run_section(data, facts, out)]
+             help_section(data, totals, facts.get("not_graded")), scores_section(data, labels), run_section(data, facts, out)]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"

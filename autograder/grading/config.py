@@ -17,7 +17,7 @@ from autograder.paths import ROOT, SOLUTIONS
 class Settings:
     source_dir: str = str(SOLUTIONS)
     cell_timeout: int | None = None  # None: nbgrader_config.py's Execute.timeout
-    kernel_memory_mb: int = 4096  # address-space cap of each grading kernel
+    kernel_memory_mb: int = 4096  # resident memory (not address space) of each grading kernel, with its processes
     verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
     notebook_budget_s: int = 120  # wall-clock budget of one notebook, in the kernel and in the judge's run each
     sandbox: bool = True  # learners' code runs in bubblewrap (sandbox.py); False only with --no-sandbox
@@ -64,7 +64,7 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades
 
     from autograder.grading.forked_kernels import ForkedExecute
-    from autograder.grading.preprocessors import HideTestTracebacks, LimitOutputBytes
+    from autograder.grading.preprocessors import HideTestTracebacks, LimitOutputBytes, SafeOutputMetadata
 
     config = load_course_config()
     course = config.CourseDirectory
@@ -84,8 +84,11 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     steps = steps or Autograde.class_traits()["autograde_preprocessors"].make_dynamic_default()
     config.Autograde.autograde_preprocessors = [ForkedExecute if step is Execute else step for step in steps]
     # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
-    # open: outputs capped in bytes, and the learner's HTML and JavaScript sanitised (no <script> runs).
+    # open: outputs capped in bytes, and the learner's HTML and JavaScript sanitised (no <script> runs)
+    # in outputs, Markdown and raw cells alike (feedback_page.py says why both filters are replaced).
     config.GenerateFeedback.preprocessors = [GetGrades, HideTestTracebacks, ClearHiddenTests, LimitOutputBytes,
-                                             CSSHTMLHeaderPreprocessor]
+                                             SafeOutputMetadata, CSSHTMLHeaderPreprocessor]
     config.HTMLExporter.sanitize_html = True
+    config.HTMLExporter.filters = {"clean_html": "autograder.grading.feedback_page.sanitise_html",
+                                   "strip_files_prefix": "autograder.grading.feedback_page.strip_files_prefix_and_sanitise"}
     return config

@@ -33,24 +33,52 @@ class Submission:
         return f"{self.student}/{self.assignment}"
 
 
-def _visible_dirs(folder: Path, warnings, where=""):
-    """The folders in ``folder``; a symbolic link is never followed (it could lead anywhere), and is reported."""
+GLOB = set("*?[]")
+
+
+def why_not_an_id(name):
+    """Why the folder name ``name`` cannot be a student id, or None when it can.
+
+    nbgrader finds students in submitted/ with the glob ``*``, which skips names starting with a dot
+    (``nbgrader autograde`` would never grade ``.hidden`` or ``...``), and reads an id as a glob
+    pattern after stripping surrounding spaces: ``*`` or ``bob `` would grade other folders than theirs.
+    """
+    if name.startswith("."):
+        return "a name starting with a dot (a hidden folder: nbgrader never lists one)"
+    if GLOB & set(name):
+        return "a name with a glob character (* ? [ ]), which nbgrader reads as a pattern matching other students"
+    if name != name.strip() or not name.isprintable():
+        return "a name with surrounding spaces (which nbgrader strips) or unprintable characters (a tab, a newline)"
+    return None
+
+
+def _plain_dirs(folder: Path, warnings, where="", ids=False):
+    """The folders in ``folder`` that can be graded; every other folder is named in ``warnings`` with why not.
+
+    A symbolic link is never followed (it could lead anywhere); a hidden folder (``.x``, ``...``) is
+    refused at every level, and with ``ids`` any name that cannot be a student id (why_not_an_id).
+    What is found is a plain folder directly inside ``folder`` (iterdir never yields ``.`` or ``..``).
+    """
     found = []
     for path in sorted(folder.iterdir()):
-        if path.name.startswith("."):
-            continue
+        why = why_not_an_id(path.name) if ids or path.name.startswith(".") else None
         if path.is_symlink():
             warnings.append(f"{where}{path.name}: a symbolic link; submissions must be plain folders and files, not followed")
+        elif path.is_dir() and why:
+            warnings.append(f"{where}{path.name!r}: {why}; not graded (rename the folder to grade it)")
         elif path.is_dir():
             found.append(path)
     return found
 
 
 def find_submissions(submitted: Path, known_assignments):
-    """(submissions, warnings): every SUBMITTED/<student>/<assignment>/ whose assignment is known."""
+    """(submissions, warnings): every SUBMITTED/<student>/<assignment>/ whose assignment is known; every other
+    folder or file there (but hidden files) is named in a warning with the reason it is not graded."""
     submissions, warnings = [], []
-    for student in _visible_dirs(submitted, warnings):
-        for folder in _visible_dirs(student, warnings, f"{student.name}/"):
+    for stray in sorted(p for p in submitted.iterdir() if p.is_file() and not p.is_symlink() and not p.name.startswith(".")):
+        warnings.append(f"{stray.name!r}: a file where a student folder was expected; ignored")
+    for student in _plain_dirs(submitted, warnings, ids=True):
+        for folder in _plain_dirs(student, warnings, f"{student.name}/"):
             if folder.name in known_assignments:
                 submissions.append(Submission(student.name, folder.name, folder))
             else:
@@ -61,6 +89,24 @@ def find_submissions(submitted: Path, known_assignments):
         for stray in sorted(p for p in student.iterdir() if p.is_file() and not p.is_symlink() and not p.name.startswith(".")):
             warnings.append(f"{student.name}/{stray.name}: a file where an assignment folder was expected; ignored")
     return submissions, warnings
+
+
+NOT_GRADED = Path("logs") / "not-graded.txt"  # under OUT: find_submissions' warnings, for the class report
+
+
+def write_not_graded(out: Path, warnings):
+    """OUT/logs/not-graded.txt: what SUBMITTED holds that this run did not grade, and why (one per line)."""
+    path = out / NOT_GRADED
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{' '.join(w.split())}\n" for w in warnings), encoding="utf-8")
+
+
+def read_not_graded(out: Path):
+    """The lines of OUT/logs/not-graded.txt, or None where there is none (OUT made before it existed)."""
+    try:
+        return (out / NOT_GRADED).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
 
 
 def read_notebook(path: Path):

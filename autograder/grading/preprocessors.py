@@ -49,3 +49,32 @@ class LimitOutputBytes(Preprocessor):
                         del data[mime]
                         data.setdefault("text/plain", f"[an output of {len(value):,} bytes ({mime}) was cut from the feedback]")
         return cell, resources
+
+
+class SafeOutputMetadata(Preprocessor):
+    """Drop the output metadata the feedback template would print unsafely (a kernel sends any metadata it likes).
+
+    nbconvert's template writes an image's width and height unquoted (``width={{ width | escape_html }}``), so
+    a width of ``"1 onerror=..."`` adds a handler to the ``<img>``: only numbers are kept. ``filenames`` makes an
+    image load any address; feedback images are always embedded, so it goes.
+    """
+
+    enabled = Bool(True)
+
+    @staticmethod
+    def _numbers_only(metadata):
+        for key in ("width", "height"):
+            if key in metadata and (isinstance(metadata[key], bool) or not isinstance(metadata[key], (int, float))):
+                del metadata[key]
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            metadata = output.get("metadata")
+            if not isinstance(metadata, dict):
+                continue
+            metadata.pop("filenames", None)
+            self._numbers_only(metadata)
+            for entry in metadata.values():
+                if isinstance(entry, dict):
+                    self._numbers_only(entry)
+        return cell, resources

@@ -17,7 +17,7 @@ from autograder.grading.combine import zero_submission
 from autograder.grading.config import Settings, configured_db_url
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
-from autograder.grading.layout import find_submissions, pack
+from autograder.grading.layout import find_submissions, pack, write_not_graded
 from autograder.grading.report import write_results
 from autograder.grading.source import known_assignments, load_assignment
 from autograder.grading.state import grader_digest, input_key, read_state, write_state
@@ -222,6 +222,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     if todo:
         run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
                   jobs, scheduler, log, editions)
+    write_not_graded(out, more)  # after run_tasks, which empties OUT/logs/; for the class report
     if template:
         prepare_course_gradebook(settings, db_url, template, assignments)
     records = collect(out, submissions, sources, keys)
