@@ -290,19 +290,25 @@ def _plain_tensor(value):
     return value.clone() if value.device.type in ("cpu", "meta") else value.cpu()  # the grader may have no GPU
 
 
+PLAIN_STR_CHARS, PLAIN_ITEMS = 4000, 1000  # within what the grader reads back (learner_kit.wire's bounds)
+
+
 def _plain(value, depth=0):
-    """`value` as what the grader may read back: tensors, numbers, strings, lists and dicts of them."""
+    """`value` as what the grader may read back: tensors, numbers, strings, lists and dicts of them (long
+    strings and lists cut: a wrong result stays wrong, and the reply stays readable)."""
     import torch
 
     if isinstance(value, torch.Tensor):
         return _plain_tensor(value)
-    if isinstance(value, (bool, int, float, str, type(None))):
-        return value
+    if isinstance(value, str):
+        return value[:PLAIN_STR_CHARS]
+    if isinstance(value, (bool, int, float, type(None))):
+        return value if not isinstance(value, int) or abs(value) < 2**63 else float(value)
     if depth < 4 and isinstance(value, (list, tuple)):
-        items = [_plain(v, depth + 1) for v in value]
+        items = [_plain(v, depth + 1) for v in list(value)[:PLAIN_ITEMS]]
         return items if isinstance(value, list) else {"__tuple__": items}
     if depth < 4 and isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {"__dict__": {k: _plain(v, depth + 1) for k, v in value.items()}}
+        return {"__dict__": {k[:PLAIN_STR_CHARS]: _plain(v, depth + 1) for k, v in list(value.items())[:PLAIN_ITEMS]}}
     if hasattr(value, "item") and getattr(value, "shape", None) == ():  # numpy scalars
         try:
             return value.item()

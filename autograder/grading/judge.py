@@ -222,7 +222,8 @@ class Session:
         end = time.monotonic() + 10
         while True:
             try:
-                if "exited" in self.server.receive(end):
+                reply = self.server.receive(end)
+                if isinstance(reply, dict) and "exited" in reply:
                     return
             except (wire.ChannelClosed, TypeError):
                 self.server.close()
@@ -263,7 +264,7 @@ class RemoteUnit(harness.Remote):
         self.session, self.name = session, name
         self.cuda_usable = session.cuda  # the checks' device aspect runs on a GPU only where the child has one
         try:
-            self.kind = self.session.ask({"op": "describe", "name": name})["kind"]
+            self.kind = self.session.ask({"op": "describe", "name": name}).get("kind")
         except SessionFailure:
             self.kind = {"kind": "missing", "type": ""}
         if not isinstance(self.kind, dict) or not isinstance(self.kind.get("kind"), str):
@@ -291,7 +292,8 @@ class RemoteUnit(harness.Remote):
             reply = self.session.ask({"op": "call", "name": self.name, "args": args, **self._guard_names(guard)})
         except SessionFailure as failure:
             return None, _not_run(failure), None
-        for name, counters in (reply.get("arg_state") or {}).items():
+        state = reply.get("arg_state")
+        for name, counters in state.items() if isinstance(state, dict) else ():
             if isinstance(counters, dict) and isinstance(args.get(name), torch.nn.Module):
                 for key, value in counters.items():
                     if key in COUNTERS_READ_BACK and isinstance(value, int):
@@ -352,12 +354,14 @@ def _outcome(reply, inputs, guard, session):
         outcome.problem = str(reply.get("problem") or "")
         if outcome.outputs is None and not outcome.problem:
             outcome.problem = "Its results could not be read back."
-    outcome.modified = tuple(str(n) for n in reply.get("modified") or () if n in inputs)
+    outcome.modified = tuple(n for n in reply.get("modified") or () if type(n) is str and n in inputs)
     outcome.weight_problems = tuple(str(p) for p in reply.get("weight_problems") or ())
     outcome.backprop_failure = str(reply.get("backprop_failure") or "")
     for name, grad in _tensors(reply.get("input_grads")).items():
-        if isinstance(inputs.get(name), torch.Tensor) and inputs[name].requires_grad:
-            inputs[name].grad = grad if grad is None else grad.to(inputs[name].device)
+        given = inputs.get(name)
+        if isinstance(given, torch.Tensor) and given.requires_grad and (
+                grad is None or (grad.shape == given.shape and grad.dtype == given.dtype)):  # else: no gradient came
+            given.grad = grad if grad is None else grad.to(given.device)
     if isinstance(reply.get("instance"), int):
         outcome.instance = RemoteInstance(session, reply["instance"], _tensors(reply.get("param_grads")))
     if guard is not None and guard.found is None:

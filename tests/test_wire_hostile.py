@@ -1,0 +1,398 @@
+"""A reply from the unit server is the learner's to forge: learner_kit.wire.decode_reply takes only plain data.
+
+Each hostile payload below is made the way the child makes its replies (wire.encode_reply, torch.save),
+or by hand where torch.save would not write it; decode_reply must refuse it quickly (wire.ChannelClosed,
+which the judge takes as a broken protocol) or bring it back harmless. Honest replies, made by the
+server's own Child, come back equal.
+"""
+import collections
+import io
+import pickle
+import time
+import zipfile
+
+import nbformat
+import pytest
+import torch
+from torch import nn
+
+from learner_kit import harness, wire
+from learner_kit.unit_server import Child
+
+
+def refused(payload, within_s=1.0):
+    """The reason decode_reply gives for refusing ``payload``, which it must do within ``within_s``."""
+    start = time.monotonic()
+    with pytest.raises(wire.ChannelClosed) as caught:
+        wire.decode_reply(payload)
+    assert time.monotonic() - start < within_s
+    reason = str(caught.value)
+    assert 0 < len(reason) < 120, reason
+    return reason
+
+
+def same(a, b):
+    """Equal values of the same types; tensors equal in dtype, device, shape and values."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is torch.Tensor:
+        return (a.dtype, a.device, a.shape) == (b.dtype, b.device, b.shape) and (a.is_meta or torch.equal(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b or (a != a and b != b)  # NaN
+
+
+def shared_tuples(depth):
+    """A tuple ``depth`` deep whose halves are one object: 2**depth steps to hash or walk, a few bytes to send."""
+    node = ()
+    for _ in range(depth):
+        node = (node, node)
+    return node
+
+
+def archive_with(structure):
+    """An archive as encode_reply writes it, with ``structure`` (a pickle) as its data.pkl."""
+    honest = zipfile.ZipFile(io.BytesIO(wire.encode_reply(None)))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as forged:
+        for member in honest.infolist():
+            forged.writestr(member.filename, structure if member.filename.endswith("data.pkl") else honest.read(member))
+    return buffer.getvalue()
+
+
+class LearnersTensor(torch.Tensor):
+    """A tensor subclass (which could carry methods of the learner's choosing)."""
+
+
+class Reduced:
+    """Pickles as the call function(*args), which torch.save writes without making it."""
+
+    def __init__(self, function, *args):
+        self.function, self.args = function, args
+
+    def __reduce__(self):
+        return self.function, self.args
+
+
+# ---------------------------------------------------------------- honest replies
+
+
+def learner_child():
+    """The server's Child, without its channel, holding a learner's functions and module class."""
+
+    def attend(query, key):
+        weights = torch.softmax(query @ key.transpose(-2, -1), dim=-1)
+        return weights @ key, weights
+
+    def make_batch(src):
+        kept = src != 0
+        return {"src": src, "src_mask": kept[:, None, :], "n_tokens": int(kept.sum()), "shape": tuple(src.shape)}
+
+    def strict(query, key):
+        raise ValueError("I only take 3-D inputs", 3)
+
+    child = Child(None, None, wire)
+    child.namespace.update(attend=attend, make_batch=make_batch, strict=strict, Layer=nn.Linear, helper=object())
+    return child
+
+
+def honest_replies():
+    child = learner_child()
+    pair = harness.Call(outputs={"output": "return.0", "weights": "return.1"})
+    inputs = {"query": torch.randn(2, 3, 4, requires_grad=True), "key": torch.randn(2, 5, 4)}
+    module_case = harness.Case({"x": torch.randn(2, 3, 4)})
+    return [
+        {"started": 4242},
+        {"loaded": True, "answer_failures": {"attend": "ValueError: " + "x" * 488}, "cuda": False},
+        {"seq": 1, **child.describe({"name": "attend"})},
+        {"seq": 2, **child.run_case({"name": "attend", "call": pair, "case": harness.Case(inputs),
+                                     "backprop": ["output"], "watched": False})},
+        {"seq": 3, **child.run_case({"name": "attend", "call": pair, "case": harness.Case(inputs).to(device="meta"),
+                                     "watched": False})},
+        {"seq": 4, **child.run_case({"name": "strict", "call": pair, "case": harness.Case(inputs), "watched": False})},
+        {"seq": 5, **child.run_case({"name": "Layer", "call": harness.Call(outputs={"y": "return"}, init=(4, 2)),
+                                     "case": module_case, "backprop": ["y"], "watched": False})},
+        {"seq": 6, **child.probe({"probe": "fresh_parameters", "instance": 0, "args": [(4, 2)]})},
+        {"seq": 7, **child.probe({"probe": "module_list", "instance": 0, "args": ["layers"]})},
+        {"seq": 8, **child.call({"name": "make_batch", "args": {"src": torch.tensor([[5, 6, 0], [7, 0, 0]])},
+                                 "watched": False})},
+        {"seq": 9, **child.call({"name": "helper", "args": {}, "watched": False})},  # not callable: its error
+        {"seq": 10, **child.call({"name": "attend", "args": {"q": torch.randn(1, 2, 3), "k": torch.randn(1, 2, 3)},
+                                  "watched": False})},
+        {"exited": -9, "reason": None},
+    ]
+
+
+def test_honest_replies_come_back_equal():
+    for reply in honest_replies():
+        assert same(wire.decode_reply(wire.encode_reply(reply)), reply), reply
+
+
+def test_tensors_come_back_as_fresh_plain_copies():
+    base = torch.arange(12.0).reshape(3, 4)
+    shared = [1, 2]
+    sent = {"t": base.t(), "row": base[1], "again": base, "a": shared, "b": shared}
+    reply = wire.decode_reply(wire.encode_reply(sent))
+    assert all(type(t) is torch.Tensor and t.is_contiguous() for t in (reply["t"], reply["row"], reply["again"]))
+    assert same(reply["t"], base.t().contiguous()) and same(reply["row"], base[1])
+    pointers = {t.untyped_storage().data_ptr() for t in (reply["t"], reply["row"], reply["again"])}
+    assert len(pointers) == 3  # nothing aliases: each tensor owns its storage
+    assert reply["row"].untyped_storage().nbytes() == 4 * 4
+    assert reply["a"] == reply["b"] and reply["a"] is not reply["b"]  # a tree: no container shared either
+
+
+# ---------------------------------------------------------------- structures that cost the judge
+
+
+def test_shared_tuples_are_refused_without_being_walked():
+    dag = shared_tuples(80)
+    payload = wire.encode_reply({"seq": 1, "modified": [dag]})
+    assert len(payload) < 4000
+    refused(payload)
+    refused(wire.encode_reply({"seq": 1, "modified": [shared_tuples(25)]}))  # within the depth bound: the values bound
+    wide = []
+    for _ in range(25):
+        wide = [wide, wide]
+    assert "values" in refused(wire.encode_reply(wide))
+
+
+def test_a_dict_keyed_by_shared_tuples_is_refused_before_loading_would_hash_it():
+    node = pickle.EMPTY_TUPLE + pickle.BINPUT + b"\x00"  # a tuple, remembered
+    for _ in range(80):  # (it, it), remembered in its place
+        node += pickle.BINGET + b"\x00" + pickle.TUPLE2 + pickle.BINPUT + b"\x00"
+    item = node + pickle.BININT1 + b"\x01" + pickle.SETITEM  # {node: 1}
+    structure = pickle.PROTO + b"\x02" + pickle.EMPTY_DICT + item + pickle.STOP
+    assert "key" in refused(archive_with(structure))
+
+
+def test_the_archive_helper_makes_readable_replies():
+    assert wire.decode_reply(archive_with(pickle.dumps({"a": [1, 2.5, "b"]}, protocol=2))) == {"a": [1, 2.5, "b"]}
+
+
+def test_deep_nesting_is_refused():
+    nested = "leaf"
+    for _ in range(200):
+        nested = [nested]
+    assert "deep" in refused(wire.encode_reply({"seq": 1, "result": nested}))
+    ok = "leaf"
+    for _ in range(wire.MAX_DEPTH - 2):
+        ok = [ok]
+    assert wire.decode_reply(wire.encode_reply({"seq": 1, "result": ok}))["result"] == ok
+
+
+def test_long_strings_and_huge_ints_are_refused():
+    refused(wire.encode_reply({"problem": "x" * (wire.MAX_STR_CHARS + 1)}))
+    refused(wire.encode_reply({"x" * (wire.MAX_STR_CHARS + 1): 1}))
+    refused(wire.encode_reply({"instance": 2**64}))
+    refused(wire.encode_reply({"instance": -(2**64)}))
+    extremes = {"instance": -(2**63), "n": 2**63 - 1}
+    assert wire.decode_reply(wire.encode_reply(extremes)) == extremes
+
+
+@pytest.mark.parametrize("value", [
+    {1: "a"}, {(1, 2): "a"}, {1, 2}, frozenset({1}), b"bytes", bytearray(b"x"), 1 + 2j, collections.Counter("ab"),
+    collections.OrderedDict(a=1), torch.Size([2, 3]), torch.device("cpu"), torch.float32,
+], ids=lambda value: type(value).__name__)
+def test_other_types_are_refused(value):
+    refused(wire.encode_reply({"seq": 1, "result": value}))
+
+
+# ---------------------------------------------------------------- tensors that cost the judge
+
+
+def test_expanded_views_are_refused():
+    assert len(wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(60000, 60000)}})) < 2000
+    refused(wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(60000, 60000)}}))
+    assert "stride 0" in refused(wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(3000, 3000)}}))
+    assert "stride 0" in refused(wire.encode_reply({"g": torch.zeros(4, 1).expand(4, 3)}))
+    overlapping = torch.arange(10.0).as_strided((5, 5), (1, 1))
+    assert "storage" in refused(wire.encode_reply({"g": overlapping}))
+    kept = wire.decode_reply(wire.encode_reply({"g": torch.zeros(1, 3).expand(1, 3)}))["g"]  # stride 0 on size 1
+    assert same(kept, torch.zeros(1, 3))
+
+
+def test_the_elements_of_a_reply_are_bounded_all_tensors_together():
+    assert "elements" in refused(wire.encode_reply({"g": torch.zeros(wire.MAX_ELEMENTS + 1, dtype=torch.bool)}))
+    assert "elements" in refused(wire.encode_reply({"g": torch.empty(2**40, device="meta")}))
+    block = torch.zeros(2**14)
+    assert "elements" in refused(wire.encode_reply({"grads": [block] * 1025}))  # one storage, seen 1025 times
+    assert len(wire.decode_reply(wire.encode_reply({"grads": [block] * 1000}))["grads"]) == 1000
+
+
+@pytest.mark.parametrize("tensor", [
+    torch.zeros(3, requires_grad=True),
+    torch.zeros(3).to_sparse(),
+    nn.Parameter(torch.zeros(2)),
+    torch.zeros(2).as_subclass(LearnersTensor),
+    torch.zeros(2, dtype=torch.complex64),
+], ids=["requires-grad", "sparse", "parameter", "subclass", "complex"])
+def test_tensors_other_than_plain_dense_ones_are_refused(tensor):
+    refused(wire.encode_reply({"outputs": {"output": tensor}}))
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+def test_the_checks_after_loading_stand_on_their_own():
+    """What the pickle's reading refuses first (other callables, types) is refused after loading too."""
+    for value in (nn.Parameter(torch.zeros(2)), torch.zeros(3).to_sparse(), {1, 2}, torch.Size([1]),
+                  torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)])):
+        with pytest.raises(wire.ChannelClosed):
+            wire._checked(value, wire._Budget())
+
+
+# ---------------------------------------------------------------- what loading itself would do
+
+
+@pytest.mark.parametrize("call", [
+    Reduced(bytearray, 1 << 40),  # 1 TiB of zeros
+    Reduced(torch._utils._rebuild_device_tensor_from_cpu_tensor, torch.zeros(1).expand(60000, 60000),
+            torch.float64, "cpu", False),  # copies the whole view: 29 GB
+    Reduced(torch.Tensor, 1 << 20, 1 << 20),
+    Reduced(set, [1, 2]),
+    Reduced(collections.OrderedDict, [("a", 1)]),  # hashes its keys
+    Reduced(collections.Counter, "abc"),
+    Reduced(torch._utils._rebuild_meta_tensor_no_storage, torch.float32, (2,), (1,)),  # an argument short
+], ids=["bytearray", "device-copy", "Tensor", "set", "OrderedDict", "Counter", "rebuilder-misused"])
+def test_loading_calls_only_what_torch_save_writes_for_plain_replies(call):
+    refused(wire.encode_reply({"seq": 1, "result": call}))
+
+
+def test_only_a_stored_torch_save_archive_is_read():
+    legacy = io.BytesIO()
+    torch.save({"seq": 1}, legacy, _use_new_zipfile_serialization=False)
+    assert "archive" in refused(legacy.getvalue())
+    assert "archive" in refused(pickle.dumps({"seq": 1}))
+    refused(b"PK\x03\x04 not a zip")
+    honest = zipfile.ZipFile(io.BytesIO(wire.encode_reply({"seq": 1, "pad": "x" * 5000})))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as deflated:
+        for member in honest.infolist():
+            deflated.writestr(member.filename, honest.read(member))
+    assert "compressed" in refused(buffer.getvalue())
+    assert "structure" in refused(wire.encode_reply({"seq": 1, "result": list(range(100_000))}))
+
+
+# ---------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt("stop"), SystemExit(3), GeneratorExit("gen"), BaseException("b"),
+                                    type("Escape", (BaseException,), {})("out"), type("Quit", (SystemExit,), {})(1)],
+                         ids=lambda error: type(error).__name__)
+def test_what_except_exception_lets_through_comes_back_as_an_exception(raised):
+    info = wire.decode_reply(wire.encode_reply(wire.error_info(raised)))  # error_info runs in the child
+    rebuilt = wire.rebuilt_error(info)
+    assert type(rebuilt) is Exception
+    assert str(rebuilt).startswith(f"{type(raised).__name__}: "), str(rebuilt)
+    assert str(raised) in str(rebuilt)
+
+
+def test_a_forged_base_never_rebuilds_a_base_exception():
+    for base in ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "BaseException", "BaseExceptionGroup", "object",
+                 "print", "no such name"):
+        for name in (base, "ValueError", "Custom"):
+            rebuilt = wire.rebuilt_error({"type": name, "base": base, "message": "m", "args": [0], "line": ""})
+            assert isinstance(rebuilt, Exception), (base, name)
+
+
+@pytest.mark.parametrize("raised", [ValueError("bad value", 3), TypeError("bad type"), RuntimeError("shape mismatch"),
+                                    NotImplementedError(), IndexError("index 5 is out of bounds")],
+                         ids=lambda error: type(error).__name__)
+def test_built_in_errors_are_rebuilt_as_themselves(raised):
+    rebuilt = wire.rebuilt_error(wire.decode_reply(wire.encode_reply(wire.error_info(raised))))
+    assert type(rebuilt) is type(raised) and rebuilt.args == raised.args
+
+
+def test_a_learners_error_class_keeps_its_name_and_its_built_in_base():
+    error = type("ShapeError", (ValueError,), {})("wrong shape")
+    rebuilt = wire.rebuilt_error(wire.error_info(error))
+    assert isinstance(rebuilt, ValueError) and type(rebuilt).__name__ == "ShapeError" and str(rebuilt) == "wrong shape"
+
+
+def test_odd_errors_are_rebuilt_without_raising():
+    group = wire.rebuilt_error({"type": "Sub", "base": "ExceptionGroup", "message": "m"})  # its __new__ wants 2 args
+    named = wire.rebuilt_error({"type": "a\x00b", "base": "ValueError", "message": "m"})  # a name type() refuses
+    assert isinstance(group, Exception) and isinstance(named, Exception) and "m" in str(named)
+
+
+def test_error_info_keeps_to_the_bounds_of_a_reply():
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no")
+
+    assert wire.error_info(Unprintable())["message"] == ""
+    long = wire.error_info(ValueError("x" * 50_000))
+    assert long["args"] is None and len(long["message"]) == 4000
+    import numpy as np
+
+    assert wire.error_info(ValueError(np.float64(1.5)))["args"] is None  # not a plain float: its class would travel
+    assert wire.error_info(ValueError(2**70))["args"] is None
+    for error in (ValueError("x" * 50_000), ValueError(2**70), KeyboardInterrupt()):
+        wire.decode_reply(wire.encode_reply(wire.error_info(error)))
+
+
+# ---------------------------------------------------------------- through the judge
+
+
+FORGE = '''
+import functools, sys
+
+def _forge(reply):
+    {body}
+    return reply
+
+_honest = scaled_dot_product_attention
+
+@functools.wraps(_honest)
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    wire = sys.modules["learner_kit.wire"]  # patched at call time: the child puts back what a cell replaces
+    if not getattr(wire, "forged", False):
+        encode = wire.encode_reply
+        wire.encode_reply = lambda reply: encode(_forge(reply) if "outputs" in reply else reply)
+        wire.forged = True
+    return _honest(query, key, value, mask, dropout)
+'''
+FORGERIES = {
+    "shared-tuples": "node = ()\n    for _ in range(80):\n        node = (node, node)\n    reply['modified'] = [node]",
+    "expanded-outputs": "reply['outputs'] = {n: torch.zeros(1).expand(60000, 60000) for n in (reply['outputs'] or {})}",
+    "system-exit": "reply['error'] = {'type': 'SystemExit', 'base': 'SystemExit', 'message': '0', 'args': [0], "
+                   "'line': '', 'line_at': None, 'raised_by_learner': True}",
+}
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    from autograder.grading.config import Settings
+    from autograder.grading.verify import Verifier
+
+    # the wire is tested, not the sandbox
+    judge = Verifier(Settings(notebook_budget_s=20, sandbox=False), cell_timeout=10)
+    judge.start()
+    yield judge
+    judge.close()
+
+
+def attention_notebook(answer=None):
+    from autograder.paths import SOLUTIONS
+
+    nb = nbformat.read(str(SOLUTIONS / "01-attention" / "01-attention.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if answer and cell.metadata.get("nbgrader", {}).get("grade_id") == "scaled_dot_product_attention":
+            cell.source += answer
+    return nb
+
+
+@pytest.mark.parametrize("forgery", FORGERIES)
+def test_a_forged_reply_costs_its_notebook_and_nothing_more(verifier, forgery):
+    from autograder.grading.source import load_assignment
+    from autograder.paths import SOLUTIONS
+
+    source = load_assignment(SOLUTIONS, "01-attention")[0]
+    start = time.monotonic()
+    verdicts = verifier.verify(source, attention_notebook(FORGE.format(body=FORGERIES[forgery])))
+    assert time.monotonic() - start < 20 + 15  # the notebook's budget, and the time to stop it
+    assert not verdicts["scaled_dot_product_attention-hidden-values"][0], verdicts
+    if forgery == "system-exit":
+        assert "SystemExit: 0" in verdicts["scaled_dot_product_attention-hidden-values"][1], verdicts
+    again = verifier.verify(source, attention_notebook())
+    assert all(passed for passed, _ in again.values()), again
