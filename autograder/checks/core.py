@@ -201,6 +201,50 @@ def devices_to_try(candidate):
     return ["meta", "cpu"] + (["cuda"] if gpu else [])
 
 
+def redrawn(case, seed):
+    """``case`` with every floating tensor input drawn anew (same shape, dtype, mean and spread) and every
+    integer one drawn anew within its range; masks, sizes and modules stay. A result looked up by the
+    shipped inputs (learner_kit/fingerprints holds them, and the reference's results) cannot match here."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def draw(value):
+        if not isinstance(value, torch.Tensor) or value.dtype == torch.bool or value.numel() == 0:
+            return value
+        if value.is_floating_point():
+            fresh = torch.randn(value.shape, generator=generator, dtype=value.dtype)
+            spread = value.detach().std() if value.numel() > 1 else value.detach().abs()
+            fresh = fresh * spread + value.detach().mean()
+        else:
+            low, high = int(value.min()), int(value.max())
+            fresh = torch.randint(low, high + 1, value.shape, generator=generator, dtype=value.dtype)
+        return fresh.to(value.device).requires_grad_(value.requires_grad)
+
+    return replace(case, inputs={name: draw(value) for name, value in case.inputs.items()})
+
+
+def fresh_inputs_problem(unit_name, candidate, seed=20261125):
+    """At grading, the visible test once more on inputs that are not shipped: the notebook's visible cases
+    (the unit's probes) with their tensors redrawn, judged against the reference as check() judges (a
+    composite right with right parts is right). '' when right."""
+    spec = UNITS.get(unit_name)
+    if spec is None:
+        return ""
+
+    def failure(stand_ins):
+        checker = _Checker(spec, candidate, "values", stand_ins=stand_ins)
+        for number, case in enumerate(spec.probes()):
+            try:
+                checker.examine(redrawn(case, seed + number))
+            except CheckFailure as caught:
+                return caught
+        return None
+
+    found = failure(stand_ins=False)
+    if found is None or (spec.stand_ins and failure(stand_ins=True) is None):
+        return ""
+    return tr("On new inputs of the same shapes (the grader's own, not the notebook's): {message}", message=str(found))
+
+
 def _random_dropout(case):
     """Whether `case` hands the unit a dropout module in training mode (its draw is the learner's own)."""
     dropout = case.inputs.get("dropout")

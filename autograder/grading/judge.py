@@ -406,6 +406,7 @@ class Unsupported:
 def judge_cell(session, graded, units):
     """(passed, message) of one graded cell, decided here."""
     from autograder.checks import CheckFailure, check
+    from autograder.checks.core import fresh_inputs_problem
     from learner_kit.visible import fingerprint_file, visible_problem
 
     if graded.name not in units:
@@ -415,6 +416,7 @@ def judge_cell(session, graded, units):
         try:
             if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
                 problem = _named(visible_problem(graded.unit, candidate), graded.unit, candidate)
+                problem = problem or fresh_inputs_problem(graded.unit, candidate)  # not the shipped inputs alone
                 return (not problem), problem + (_static_hints(session, graded, problem) if problem else "")
             check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
             return True, ""

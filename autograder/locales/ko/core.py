@@ -16,4 +16,6 @@ TRANSLATIONS = {
     "No gradient reaches the input `{name}`.": "입력 `{name}`까지 기울기가 전달되지 않습니다.",
     "The gradient of the parameter {difference}": "파라미터의 기울기가 다릅니다. {difference}",
     "The gradient of the input {difference}": "입력의 기울기가 다릅니다. {difference}",
+    "On new inputs of the same shapes (the grader's own, not the notebook's): {message}":
+        "같은 shape의 새 입력(노트북의 입력이 아니라 채점기의 입력)에서: {message}",
 }
