@@ -49,3 +49,23 @@ def test_redrawn_inputs_differ_and_keep_what_matters():
                     assert value.numel() < 4 or not torch.equal(new, value), (name, key)
                     if not value.is_floating_point():
                         assert value.min() <= new.min() and new.max() <= value.max()
+
+
+BUILT_IN = '''
+import torch.nn.functional as F
+
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    output = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+    scores = query @ key.transpose(-2, -1) / query.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return output, scores.softmax(dim=-1)
+'''
+
+
+def test_a_forbidden_built_in_loses_the_visible_point_too(judge):
+    """The notebook's visible test watches for built-ins beside the learner's code; the grader's own run of the
+    visible cases is watched too (the checks' Watch), so PyTorch's attention earns nothing at all."""
+    verdicts = verdicts_of(judge, BUILT_IN)
+    assert not any(passed for passed, _ in verdicts.values()), verdicts
+    assert "[forbidden-builtin]" in verdicts["visible"][1], verdicts["visible"]

@@ -3,8 +3,8 @@
 Tampering is judged by comparing what the checks rely on with the originals, found in a
 way a notebook cannot easily fake: identity with torch's C functions, code files inside
 the torch, numpy and course packages, and names matching. Forbidden built-ins and calls
-into the reference are seen at run time, by a TorchFunctionMode (Watch) around the
-learner's code, never by reading its source.
+into the reference are seen at run time, by learner_kit.watch.Watch around the learner's
+code (the functions it calls and the operators that run), never by reading its source.
 """
 import builtins
 import inspect

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from autograder import reference
-from learner_kit import harness, probes
+from learner_kit import harness, probes, watch
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
@@ -181,8 +181,12 @@ register(UnitSpec(
     },
     knobbed=_LayerNorm,
     properties=(_standardised, _fresh_start),
+    # the layer norms, and the norms that compute one over a reshaped input (learner_kit/watch.py
+    # also watches the operators that do their work, whatever route reaches them)
     forbidden={torch.nn.functional.layer_norm: "torch.nn.functional.layer_norm",
-               torch.layer_norm: "torch.layer_norm", torch.native_layer_norm: "torch.native_layer_norm"},
+               torch.layer_norm: "torch.layer_norm", torch.native_layer_norm: "torch.native_layer_norm",
+               **watch.by_name(("torch.nn.functional.group_norm", "torch.nn.functional.instance_norm",
+                                "torch.nn.functional.batch_norm", "torch.nn.functional.rms_norm"))},
     forbidden_modules=(nn.LayerNorm,),
 ))
 
