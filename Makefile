@@ -112,8 +112,12 @@ test-gpu: $(STAMP) sandbox-tool
 	CUDA_VISIBLE_DEVICES= $(BIN)/python -m pytest tests/test_judge.py tests/test_grading_platform.py
 	CUDA_VISIBLE_DEVICES= $(BIN)/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
 
+# On a machine with 6 cores or more the unit tests run in parallel (pytest-xdist, on half the cores: the
+# grading tests start processes of their own), each test file on one worker (its module fixtures start
+# once; the zoo is three files). On 2 cores (CI) they run in turn.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -ge 6 ]; then echo $$((n / 2)); else echo 0; fi)
 test-unit: $(STAMP) sandbox-tool browser-tool
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile,) tests
 
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU
 # of another family (tests/perturbed.py), so that an output that depends on the CPU's rounding
