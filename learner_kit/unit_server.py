@@ -43,6 +43,7 @@ import learner_kit.harness, learner_kit.plotting, learner_kit.stand_ins, learner
 """
 REQUESTS, REPLIES = 0, 1
 MB = 1024 * 1024
+SANDBOX_TMP = "/tmp"  # the sandbox's own /tmp (its HOME too), emptied between notebooks
 POLL_S = 0.05  # how often the server looks at its child: ended, to be killed, over its memory
 
 
@@ -426,6 +427,7 @@ def serve(control, pid_namespace, wire):
     processes.set_dumpable(False)
     if pid_namespace:  # in a sandbox of its own
         processes.limit_processes()
+    sandbox_tmp = set(os.listdir(SANDBOX_TMP)) if pid_namespace else None  # what the server itself keeps there
     while True:
         try:
             request = wire.decode_request(wire.read_frame(REQUESTS, limit=1 << 30))
@@ -448,7 +450,23 @@ def serve(control, pid_namespace, wire):
         if pid_namespace:  # every other process in this pid namespace is the learner's
             processes.kill_all_others()
         shutil.rmtree(request["workdir"], ignore_errors=True)
+        if sandbox_tmp is not None:  # nothing a notebook wrote into the sandbox's /tmp meets the next one
+            empty_folder(SANDBOX_TMP, keep=sandbox_tmp)
         wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status), "reason": reason}))
+
+
+def empty_folder(folder, keep=()):
+    """Remove everything in ``folder`` but the names in ``keep`` (links are removed, never followed)."""
+    for entry in os.scandir(folder):
+        if entry.name in keep:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
 
 
 def main():

@@ -174,3 +174,12 @@ def test_memory_shared_by_forks_counts_once():
         for pid in children:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
+
+
+def test_nothing_a_notebook_writes_in_tmp_meets_the_next(judge):
+    """The unit server's sandbox lives for the whole job: its /tmp (HOME too) is emptied between notebooks."""
+    plant = "import os\nos.makedirs('/tmp/.stash/deeper', exist_ok=True)\nopen('/tmp/.stash/deeper/x', 'w').write('x')\n"
+    assert all(passed for passed, _ in verdicts_of(judge, plant + RIGHT).values())
+    probe = "import os\nassert not os.path.exists('/tmp/.stash'), os.listdir('/tmp')\n"
+    verdicts = verdicts_of(judge, probe + RIGHT)
+    assert all(passed for passed, _ in verdicts.values()), verdicts
