@@ -12,7 +12,13 @@ kernel starts from the same pristine state. Requests (JSON lines on the channel)
     {"op": "fork", "args", "connection", "env"}  -> {"pid"}
     {"op": "poll", "pid"}                        -> {"returncode": int or null}
     {"op": "signal", "pid", "signal"}            -> {}
-    {"op": "cleanup"}                            -> {}   every process but this one killed, the notebook's folder emptied
+    {"op": "memory", "limit"}                    -> {"bytes"}    what the notebook holds in memory (Server.memory)
+    {"op": "cleanup"}                            -> {"intact"}   every process but this one killed, its files removed
+
+Nothing of one notebook is left for the next: each kernel has a fresh working folder, HOME,
+IPYTHONDIR and MPLCONFIGDIR (all under NOTEBOOK_DIR); in a sandbox, cleanup also deletes whatever
+was added to its in-memory file systems since the server started, and every SysV IPC object.
+"intact": false when it could not put them back as they were: the grader then replaces the sandbox.
 
 With --judged-outside, `autograder.checks.check` in a kernel only says that the grader
 judges the cell outside the notebook: the checks and the reference are not in the sandbox.
@@ -21,6 +27,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import sys
 import threading
 import time
@@ -65,7 +72,7 @@ def become_kernel(request, channel):
     """In the forked kernel: run IPKernelApp as `python -m ipykernel_launcher -f CONNECTION ...` would."""
     code = 70
     try:
-        channel.close()
+        os.close(channel.detach())  # no channel to the grader (close() would leave it open: serve's reader holds it)
         os.setsid()  # its own session and process group
         from learner_kit import processes
 
@@ -80,7 +87,7 @@ def become_kernel(request, channel):
         with open(connection_file, "w", encoding="utf-8") as handle:
             handle.write(request["connection"])
         os.environ.clear()
-        os.environ.update(request["env"])
+        os.environ.update(request["env"], **fresh_home())
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
@@ -114,9 +121,173 @@ def become_kernel(request, channel):
             os._exit(code)
 
 
+def fresh_home():
+    """HOME, IPYTHONDIR and MPLCONFIGDIR of a new kernel, made in its (new) working folder: no profile, startup
+    file, history or configuration of an earlier notebook's is found, and cleanup removes them with the folder."""
+    home = os.path.join(NOTEBOOK_DIR, ".home")
+    folders = {"HOME": home, "IPYTHONDIR": os.path.join(home, ".ipython"),
+               "MPLCONFIGDIR": os.path.join(home, ".config", "matplotlib")}
+    for folder in folders.values():
+        os.makedirs(folder, exist_ok=True)
+    return folders
+
+
+# ---------------------------------------------------------------- what a notebook leaves in its sandbox
+# In a sandbox, a notebook can write into bubblewrap's in-memory file systems (the root, /dev with
+# /dev/shm, /tmp) and make SysV IPC objects; both outlive its processes. The server notes what the
+# file systems hold when it starts (Baseline); after each notebook it deletes what was added.
+MEMORY_MOUNTS = ("/", "/dev", "/dev/shm", "/dev/mqueue", "/tmp")  # where a sandbox may have one
+IPC_KINDS = ("shm", "sem", "msg")  # /proc/sysvipc/<kind>, removed with <kind>ctl(id, IPC_RMID)
+
+
+def memory_mounts():
+    """{mount point: device} of the sandbox's in-memory file systems (tmpfs, mqueue), one per device."""
+    types = {}
+    with open("/proc/self/mountinfo", encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split()
+            types[fields[4].replace("\\040", " ")] = fields[fields.index("-") + 1]
+    mounts = {}
+    for point in MEMORY_MOUNTS:
+        device = os.lstat(point).st_dev if types.get(point) in ("tmpfs", "mqueue") else None
+        if device is not None and device not in mounts.values():
+            mounts[point] = device
+    return mounts
+
+
+def identity(info):
+    """What must not change in an entry the server found (a file's ctime changes with any write, chmod or link)."""
+    return info.st_mode, info.st_ino, 0 if stat.S_ISDIR(info.st_mode) else info.st_ctime_ns
+
+
+def scan(root, device, visit):
+    """Call ``visit(path, lstat)`` for everything under ``root`` on ``device`` (no other mount, no link followed),
+    parents first; it descends into a folder when ``visit`` returns True. False if a folder could not be read."""
+    readable, folders = True, [root]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as entries:
+                found = [(entry.path, entry.stat(follow_symlinks=False)) for entry in entries]
+        except OSError:
+            readable = False
+            continue
+        for path, info in found:
+            if info.st_dev == device and visit(path, info) and stat.S_ISDIR(info.st_mode):
+                folders.append(path)
+    return readable
+
+
+def remove(path, info):
+    """Delete ``path`` (lstat ``info``) and everything under it on its device (another mount's files are never
+    touched, no link is followed); True when all of it is gone."""
+    doomed, folders = [(path, info)], [path] if stat.S_ISDIR(info.st_mode) else []
+    while folders:
+        folder = folders.pop()
+        try:
+            os.chmod(folder, 0o700)  # a notebook may have locked it
+            children = [(child, os.lstat(child)) for child in (os.path.join(folder, name) for name in os.listdir(folder))]
+        except OSError:
+            return False
+        for child, child_info in children:
+            if child_info.st_dev != info.st_dev:
+                return False  # a mount point below a folder the notebook made: a folder of the sandbox's, moved
+            doomed.append((child, child_info))
+            if stat.S_ISDIR(child_info.st_mode):
+                folders.append(child)
+    gone = True
+    for child, child_info in reversed(doomed):  # children before their folder
+        try:
+            os.rmdir(child) if stat.S_ISDIR(child_info.st_mode) else os.unlink(child)
+        except OSError:
+            gone = False
+    return gone
+
+
+def remove_ipc_objects():
+    """Remove every SysV shared memory segment, semaphore set and message queue of this IPC namespace (the
+    sandbox's: the server makes none); True when none is left."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    controls = {"shm": lambda id_: libc.shmctl(id_, 0, None), "sem": lambda id_: libc.semctl(id_, 0, 0),
+                "msg": lambda id_: libc.msgctl(id_, 0, None)}  # IPC_RMID is 0
+    failures = [id_ for kind in IPC_KINDS for id_ in ipc_ids(kind) if controls[kind](id_) != 0]
+    return not failures
+
+
+def ipc_ids(kind):
+    """The ids of this IPC namespace's SysV objects of ``kind`` (shm, sem, msg)."""
+    try:
+        with open(f"/proc/sysvipc/{kind}", encoding="ascii") as handle:
+            return [int(line.split()[1]) for line in list(handle)[1:] if line.strip()]
+    except OSError:
+        return []
+
+
+def shared_memory_bytes():
+    """The resident bytes of this IPC namespace's SysV shared memory segments (they outlive their processes)."""
+    try:
+        with open("/proc/sysvipc/shm", encoding="ascii") as handle:
+            header, *rows = [line.split() for line in handle if line.strip()]
+        return sum(int(row[header.index("rss")]) for row in rows)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class Baseline:
+    """What the sandbox's in-memory file systems held when the server started.
+
+    ``restore`` (once a notebook's processes are dead) deletes what was added since, and every SysV IPC
+    object; it returns False when the rest is not as it was (an entry the server found is changed, moved
+    or gone, or something could not be deleted): the grader then starts a fresh sandbox.
+    ``held_bytes``: what a notebook holds there now, in memory.
+    """
+
+    def __init__(self):
+        self.mounts, self.known = memory_mounts(), {}
+        for root, device in self.mounts.items():
+            self.known[root] = identity(os.lstat(root))
+            scan(root, device, self._note)
+        self.used = self.used_bytes()
+
+    def _note(self, path, info):
+        self.known[path] = identity(info)
+        return True
+
+    def restore(self):
+        intact, seen = remove_ipc_objects(), set()
+
+        def visit(path, info):
+            nonlocal intact
+            if path not in self.known:
+                intact = remove(path, info) and intact
+                return False
+            if self.known[path] != identity(info):
+                intact = False
+                return False
+            seen.add(path)
+            return True
+
+        for root, device in self.mounts.items():
+            if visit(root, os.lstat(root)):
+                intact = scan(root, device, visit) and intact
+        return intact and len(seen) == len(self.known)
+
+    def used_bytes(self):
+        total = 0
+        for root in self.mounts:
+            usage = os.statvfs(root)
+            total += (usage.f_blocks - usage.f_bfree) * usage.f_frsize
+        return total
+
+    def held_bytes(self):
+        return max(0, self.used_bytes() - self.used) + shared_memory_bytes()
+
+
 class Server:
     def __init__(self, channel, pid_namespace):
         self.channel, self.pid_namespace, self.kernels = channel, pid_namespace, set()
+        self.baseline = Baseline() if pid_namespace else None  # in a sandbox of its own (outside: NOTEBOOK_DIR only)
 
     def fork(self, request):
         if threading.active_count() > 1:
@@ -153,6 +324,18 @@ class Server:
                     pass
         return {}
 
+    def memory(self, request):
+        """What the notebook holds in memory, in bytes: its processes' resident memory (exact where a quick upper
+        bound is over ``limit``: processes.resident_bytes) and, in a sandbox, what it added to the in-memory file
+        systems and SysV shared memory. Address space that holds nothing is not memory (torch's CUDA libraries
+        map gigabytes)."""
+        from learner_kit import processes
+
+        held = self.baseline.held_bytes() if self.baseline else 0
+        limit = request.get("limit")
+        pids = processes.learner_pids(sessions=None if self.pid_namespace else self.kernels)
+        return {"bytes": held + processes.resident_bytes(pids, None if limit is None else max(0, limit - held))}
+
     def cleanup(self, request):
         """Everything the last notebook left: its processes (all but this one, in a sandbox) and its files."""
         from learner_kit import processes
@@ -165,12 +348,15 @@ class Server:
         while self.kernels and time.monotonic() < deadline:
             self.kernels -= processes.reap().keys()
             time.sleep(0.002)
+        if self.baseline is not None:
+            return {"intact": self.baseline.restore()}  # NOTEBOOK_DIR, under /tmp, too
         shutil.rmtree(NOTEBOOK_DIR, ignore_errors=True)
-        return {}
+        return {"intact": True}
 
     def serve(self):
         stream = self.channel.makefile("rwb")
-        handlers = {"fork": self.fork, "poll": self.poll, "signal": self.signal, "cleanup": self.cleanup}
+        handlers = {"fork": self.fork, "poll": self.poll, "signal": self.signal, "memory": self.memory,
+                    "cleanup": self.cleanup}
         for line in stream:  # until the grader closes its end (or dies)
             try:
                 request = json.loads(line)

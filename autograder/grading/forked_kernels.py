@@ -5,13 +5,20 @@ kernel is a fork of it, started with the connection this side chose: IPC sockets
 folder, which is all of the grader's files that the sandbox sees (no TCP port on the host that
 another kernel could reach). jupyter_client's provisioner talks to the server to poll the
 kernel and to signal it; when the kernel manager is done, the server kills whatever the
-notebook left running. Only `python -m ipykernel_launcher ...` kernels are graded.
+notebook left running, and in the sandbox whatever it left on its file systems. Only
+`python -m ipykernel_launcher ...` kernels are graded.
+
+A watchdog per kernel (Watchdog) keeps the notebook's time budget, its memory (resident, as the
+server measures it: address space is not memory) and what it writes into the one folder of the
+grader's the sandbox sees. The server's output comes through a pipe, copied into the job's
+kernel-server.log up to LOG_BYTES: the sandbox holds no file of the grader's.
 """
 import json
 import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -29,6 +36,8 @@ from autograder.paths import ROOT
 
 KERNEL_FILE_MB = 64  # the largest file a grading kernel may write (RLIMIT_FSIZE)
 SHARED_BYTES = 64 * 2**20  # what the kernels may write into the socket folder they share with the grader
+SHARED_ENTRIES = 10_000  # ... and how many files and folders (a kernel makes 5 sockets); also bounds one look's work
+LOG_BYTES = 2**20  # what the server and its kernels may print into the job's kernel-server.log; the rest is dropped
 
 KERNEL_ENV = {  # what a grading kernel's environment holds, whatever the grader's has
     "LANG": "C.UTF-8",
@@ -51,7 +60,7 @@ class KernelServer:
 
     def configure(self, sandboxed, ipc_dir: Path, budget_s=None, memory_mb=None):
         """Sandboxed or not, the folder shared for the kernels' sockets, the wall-clock budget of one
-        notebook, and the address space of the server and so of every kernel forked from it."""
+        notebook, and the memory its processes may hold (resident, in MiB: the watchdog's limit)."""
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = sandboxed, Path(ipc_dir), budget_s, memory_mb
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
 
@@ -74,11 +83,18 @@ class KernelServer:
         else:
             command = [sys.executable, "-I", str(ROOT / "learner_kit" / "kernel_server.py"), str(ROOT),
                        "--channel", str(theirs.fileno()), "--notebook-dir", str(self.ipc_dir.parent / "notebook")]
-        with open(self.ipc_dir.parent / "kernel-server.log", "ab") as log:  # what the kernels print outside the notebook
-            self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True, env=self.env(),
-                                            preexec_fn=limiter(memory_mb=self.memory_mb))
-        theirs.close()
+        output, output_end = os.pipe()  # what the kernels print outside the notebook; no file of ours goes in
+        try:  # only the channel and this pipe are open in the server (close_fds); no address-space limit (see Watchdog)
+            self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                            stdout=output_end, stderr=subprocess.STDOUT, start_new_session=True,
+                                            env=self.env(), preexec_fn=limiter())
+        except BaseException:
+            os.close(output)
+            raise
+        finally:
+            os.close(output_end)
+            theirs.close()
+        threading.Thread(target=drain, args=(output, self.ipc_dir.parent / "kernel-server.log"), daemon=True).start()
         self.channel, self.stream = ours, ours.makefile("rwb")
 
     def ask(self, request):
@@ -109,29 +125,47 @@ class KernelServer:
         return self.ask(request)["pid"]
 
     def empty_shared(self):
-        """Remove what the last notebook left in the shared folder (its kernel has ended)."""
+        """Remove what the last notebook left in the shared folder (its processes have all ended, so nothing
+        there changes under us: folders it locked are unlocked, no link is followed)."""
         for entry in list(os.scandir(self.ipc_dir)) if self.ipc_dir and self.ipc_dir.is_dir() else ():
             try:
                 if entry.is_dir(follow_symlinks=False):
+                    unlock(entry.path)
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
                     os.unlink(entry.path)
             except OSError:
                 pass
 
-    def shared_bytes(self):
-        """What the kernels have written into the folder they share with the grader (their sockets'), in bytes."""
-        total = 0
-        try:
-            with os.scandir(self.ipc_dir) as entries:
-                for entry in entries:
-                    try:
-                        total += entry.stat(follow_symlinks=False).st_blocks * 512
-                    except OSError:
-                        pass
-        except OSError:
-            pass
-        return total
+    def shared_usage(self):
+        """(bytes, entries) the kernels have put into the folder they share with the grader, its whole tree (no
+        link followed); the count stops past SHARED_ENTRIES, so one look costs a bounded time. None when a
+        folder there cannot be read (locked: what it holds cannot be counted)."""
+        total = count = 0
+        folders = [self.ipc_dir]
+        while folders and count <= SHARED_ENTRIES:
+            try:
+                with os.scandir(folders.pop()) as entries:
+                    found = [entry for entry, _ in zip(entries, range(SHARED_ENTRIES + 1 - count))]
+            except FileNotFoundError:  # removed while we looked
+                continue
+            except OSError:
+                return None
+            for entry in found:
+                count += 1
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                total += info.st_blocks * 512
+                if stat.S_ISDIR(info.st_mode):
+                    folders.append(entry.path)
+        return total, count
+
+    def replace(self):
+        """Stop the server and its sandbox: the next notebook's kernel is forked from a fresh one."""
+        with self.lock:
+            self.close()
 
     def close(self):
         if self.channel is not None:
@@ -142,6 +176,40 @@ class KernelServer:
             self.process.wait()
         self.cap.remove()
         self.process = self.channel = self.stream = None
+
+
+def drain(output, log_path, limit=LOG_BYTES):
+    """Copy the server's output (the pipe ``output``, until the server and every kernel have closed it) into
+    ``log_path``, ``limit`` bytes at most; the rest is read and dropped, so no one waits on a full pipe."""
+    with open(output, "rb", buffering=0) as source, open(log_path, "ab") as log:
+        room = limit - os.fstat(log.fileno()).st_size
+        while chunk := source.read(2**16):
+            if 0 < room <= len(chunk):
+                chunk = chunk[:room] + b"\n[the log is full: the rest is dropped]\n"
+            if room > 0:
+                try:
+                    log.write(chunk)
+                    log.flush()
+                except OSError:  # a full disk: drop the rest, but keep the pipe flowing
+                    room = 0
+            room -= len(chunk)
+
+
+def unlock(folder):
+    """Make ``folder`` and every folder under it readable and writable to us (a notebook may lock them);
+    no link is followed."""
+    _chmod(folder)
+    for top, folders, _ in os.walk(folder):  # a folder is listed after its parent's turn has unlocked it
+        for name in folders:
+            if not os.path.islink(os.path.join(top, name)):
+                _chmod(os.path.join(top, name))
+
+
+def _chmod(path):
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
 
 
 KERNELS = KernelServer()  # one per worker process
@@ -196,10 +264,14 @@ def ipykernel_args(cmd):
 
 
 class Watchdog(threading.Thread):
-    """Stops a kernel that outruns the notebook's wall-clock budget or fills the shared socket folder.
+    """Stops a kernel that outruns the notebook's wall-clock budget, holds more memory than the settings'
+    kernel_memory_mb, or fills the shared socket folder; each check every POLL_S.
 
+    Memory is what the server counts (kernel_server.Server.memory): resident memory, not address
+    space, so PyTorch's CUDA build (which maps 3-5 GB at import) runs; a polled limit, so a notebook
+    that fills memory as fast as it can is stopped up to about POLL_S of its writing later.
     The sandbox's own /tmp is capped; the one folder of the grader's it can write into (where
-    the kernels' IPC sockets live) is watched here, every POLL_S, against SHARED_BYTES.
+    the kernels' IPC sockets live) is watched here against SHARED_BYTES and SHARED_ENTRIES.
     """
 
     POLL_S = 0.2
@@ -212,15 +284,44 @@ class Watchdog(threading.Thread):
 
     def run(self):
         while not self.stopped.wait(self.POLL_S):
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                self.halt(f"the notebook ran past its time budget of {self.server.budget_s} s",
-                          f"TimeoutError: the notebook ran past its time budget of {self.server.budget_s} s and was stopped")
+            over = self.over_time() or self.over_shared() or self.over_memory()
+            if over:
+                self.halt(*over)
                 return
-            written = self.server.shared_bytes()
-            if written > SHARED_BYTES:
-                self.halt(f"the notebook wrote {written >> 20} MiB (more than {SHARED_BYTES >> 20}) into its socket folder",
-                          "OSError: the notebook wrote too much into the grader's kernel folder and was stopped")
-                return
+
+    def over_time(self):
+        """(why, error) once the notebook is past its budget, else None (the other checks alike)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            budget = self.server.budget_s
+            return (f"the notebook ran past its time budget of {budget} s",
+                    f"TimeoutError: the notebook ran past its time budget of {budget} s and was stopped")
+        return None
+
+    def over_shared(self):
+        usage = self.server.shared_usage()
+        error = "OSError: the notebook wrote too much into the grader's kernel folder and was stopped"
+        if usage is None:
+            return "the notebook made a folder in its socket folder that cannot be read", error
+        written, entries = usage
+        if written > SHARED_BYTES:
+            return f"the notebook wrote {written >> 20} MiB (more than {SHARED_BYTES >> 20}) in its socket folder", error
+        if entries > SHARED_ENTRIES:
+            return f"the notebook made more than {SHARED_ENTRIES} files and folders in its socket folder", error
+        return None
+
+    def over_memory(self):
+        limit_mb = self.server.memory_mb
+        if not limit_mb:
+            return None
+        try:
+            used = self.server.ask({"op": "memory", "limit": limit_mb * 2**20})["bytes"]
+        except RuntimeError as error:  # the server has gone (and the kernel with it), or failed: say so, go on
+            print(f"  memory watch: {error}", flush=True)
+            return None
+        if used > limit_mb * 2**20:
+            return (f"the notebook used {used >> 20} MiB of memory (more than {limit_mb})",
+                    f"MemoryError: the notebook used more than {limit_mb} MiB of memory and was stopped")
+        return None
 
     def halt(self, why, error):
         """Log ``why``, note ``error`` as the reason nbgrader's run ended, and kill the kernel."""
@@ -254,10 +355,13 @@ class ServedProvisioner(LocalProvisioner):
         if getattr(self, "watchdog", None) is not None:
             self.watchdog.stop()
         try:
-            KERNELS.ask({"op": "cleanup"})
-        except RuntimeError:
-            pass
+            intact = KERNELS.ask({"op": "cleanup"})["intact"]
+        except RuntimeError:  # the server has gone (a fresh one is started for the next kernel)
+            intact = True
         KERNELS.empty_shared()
+        if not intact:
+            print("  the notebook changed its sandbox beyond cleaning up: the next kernel gets a fresh one", flush=True)
+            KERNELS.replace()
         await super().cleanup(restart)
 
 
