@@ -83,16 +83,17 @@ def kill_all_others(rounds=500):
 
 def _kb_fields(path, *fields):
     """The `kB` fields of a /proc file (status, smaps_rollup) summed, in bytes; None where it cannot be read
-    (the process is gone, or is not dumpable and so not ours to read)."""
-    total = 0
+    (the process is gone, or is not dumpable and so not ours to read) or has none of them (an older kernel:
+    smaps_rollup has Pss_Anon since Linux 5.8)."""
+    total, found = 0, False
     try:
         with open(path, "rb") as handle:
             for line in handle:
                 if line.startswith(fields):
-                    total += int(line.split()[1]) * 1024
+                    total, found = total + int(line.split()[1]) * 1024, True
     except (OSError, ValueError, IndexError):
         return None
-    return total
+    return total if found else None
 
 
 def _session_of(pid):

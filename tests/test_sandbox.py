@@ -6,6 +6,8 @@ a process that outlives the notebook, connect to the grader's machine.
 """
 import os
 import socket
+import subprocess
+import sys
 import time
 
 import nbformat
@@ -126,3 +128,28 @@ def test_a_sandbox_runs_at_most_max_processes():
     assert int(result.stdout.split()[-1]) < sandbox.MAX_PROCESSES
     assert cap.folder is None and (folder is None) == (sandbox.pids_hierarchy() is None)
     assert folder is None or not os.path.exists(folder)  # the sandbox's cgroup is gone with it
+
+
+def test_only_tmp_and_a_small_dev_shm_are_writable():
+    """bubblewrap's own root and /dev are in-memory file systems of any size: the root is read-only and
+    /dev/shm a tmpfs of sandbox.SHM_BYTES, so /tmp's cap is what a notebook can write."""
+    script = """
+import os
+for path in ("/planted", "/dev/planted"):
+    try:
+        open(path, "w").write("x")
+        print("wrote", path)
+    except OSError:
+        print("refused", path)
+try:
+    with open("/dev/shm/big", "wb") as handle:
+        for _ in range(200):
+            handle.write(b"x" * (1 << 20))
+    print("shm unbounded")
+except OSError:
+    print("shm capped at", os.path.getsize("/dev/shm/big") >> 20)
+"""
+    line = sandbox.command([sys.executable, "-I", "-c", script], {"PATH": "/usr/bin:/bin"})
+    result = subprocess.run(line, capture_output=True, text=True, timeout=60)
+    assert "refused /planted" in result.stdout and "refused /dev/planted" in result.stdout, result.stdout + result.stderr
+    assert f"shm capped at {sandbox.SHM_BYTES >> 20}" in result.stdout, result.stdout + result.stderr

@@ -32,7 +32,8 @@ MAX_PROCESSES = 256  # the same cap as learner_kit/processes.py's
 PIDS_HIERARCHIES = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # cgroup v1's pids controller, then v2's
 
 CODE = "/sandbox/code"  # where learner_kit appears inside
-TMP_BYTES = 512 * 1024 * 1024  # the private /tmp (in memory): all a notebook can write
+TMP_BYTES = 512 * 1024 * 1024  # the private /tmp (in memory): all a notebook can write, but for /dev/shm
+SHM_BYTES = 64 * 1024 * 1024  # the private /dev/shm (in memory; bubblewrap's own /dev would hold any amount)
 SYSTEM = ("/usr", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
           "/etc/fonts")
 MERGED_USR = {"/bin": "usr/bin", "/lib": "usr/lib", "/lib64": "usr/lib64", "/sbin": "usr/sbin"}
@@ -99,6 +100,7 @@ def command(argv, env, writable=(), gpu=False):
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed. " + HOW_TO_INSTALL)
     line = [bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--die-with-parent",
             "--new-session", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue",
             "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     for path in SYSTEM:
         line += ["--ro-bind-try", path, path]
@@ -111,6 +113,9 @@ def command(argv, env, writable=(), gpu=False):
         line += ["--bind", path, path]
     if gpu:
         line += _gpu_binds()
+    # bubblewrap's own root and /dev are tmpfs of any size: read-only, so that /tmp and /dev/shm (capped) are
+    # what a notebook may write (writing to /dev/null and the other device nodes is unaffected)
+    line += ["--remount-ro", "/dev", "--remount-ro", "/"]
     line += ["--chdir", "/tmp", "--clearenv"]
     for key, value in env.items():
         line += ["--setenv", key, value]
