@@ -15,7 +15,7 @@ unchanged.
 import contextlib
 
 from learner_kit import harness
-from learner_kit.messages import format_message
+from learner_kit.messages import TestFailed, format_message
 
 
 @contextlib.contextmanager
@@ -27,5 +27,5 @@ def explain_errors(*units):
         for unit in units:
             harness.mark_learner_line(error, unit)
             if getattr(error, "learner_line", ""):
-                raise AssertionError(format_message("runtime-error", harness.describe_error(error))) from None
+                raise TestFailed(format_message("runtime-error", harness.describe_error(error))) from None
         raise

@@ -460,3 +460,14 @@ def _misspelt_attribute(text):
     if close and close[0] != name:
         return tr("`{name}` does not exist: is it a misspelling of `{close}`?", name=name, close=close[0])
     return ""
+
+
+class TestFailed(AssertionError):
+    """A failed test of the course, in a notebook: IPython shows its message alone, as
+    `AssertionError: <message>` (the message names the mistake and the learner's line), not the
+    frames of the test cell and of learner_kit above it (IPython asks for _render_traceback_)."""
+
+    __test__ = False  # not a test class, for pytest
+
+    def _render_traceback_(self):
+        return [f"\x1b[0;31mAssertionError\x1b[0m: {self}"]  # IPython's red for the exception's name

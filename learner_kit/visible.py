@@ -22,7 +22,7 @@ import torch
 from learner_kit import harness, i18n, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
-from learner_kit.messages import format_message
+from learner_kit.messages import TestFailed, format_message
 from learner_kit.replay import Replay
 
 
@@ -44,13 +44,13 @@ def check_visible(unit_name, candidate, *specific_checks):
     """
     message = visible_problem(unit_name, candidate)
     if message and not _is_generic(message):
-        raise AssertionError(message)
+        raise TestFailed(message)
     for specific in specific_checks:
         found = _specific_problem(specific, candidate)
         if found and (not message or found[1]):
-            raise AssertionError(found[0]) from None
+            raise TestFailed(found[0]) from None
     if message:
-        raise AssertionError(message)
+        raise TestFailed(message)
     print(tr("All visible tests passed for {unit}.", unit=unit_name))
 
 
