@@ -184,17 +184,23 @@ class ProcessCap:
     def remove(self):
         if self.folder is None:
             return
-        for _ in range(100):  # a killed process leaves its cgroup a moment after it is reaped
+        # A killed sandbox's processes leave its cgroup a moment after they are reaped: hundreds of them (a fork
+        # bomb) on a loaded machine take seconds. Whatever is still there then is swept by a later run.
+        deadline = time.monotonic() + REMOVE_WAIT_S
+        while True:
             try:
                 os.rmdir(self.folder)
                 break
             except FileNotFoundError:
                 break
             except OSError:
-                time.sleep(0.01)
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
         self.folder = None
 
 
+REMOVE_WAIT_S = 15  # how long ProcessCap.remove waits for a killed sandbox's processes to leave its cgroup
 STALE_CAP_S = 60  # an empty cgroup of ours older than this was left by a grader that was killed
 
 
