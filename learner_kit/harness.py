@@ -349,7 +349,13 @@ def _interface_notes(module, missing, unexpected):
     for owner in sorted(owners):
         sub = _attribute(module, owner.split("."))
         theirs = sorted(k.rsplit(".", 1)[1] for k in missing if k.rsplit(".", 1)[0] == owner)
-        mine = sorted(k.rsplit(".", 1)[1] for k in unexpected if k.rsplit(".", 1)[0] == owner)
+        mine = sorted(k.rsplit(".", 1)[1] for k in unexpected if "." in k and k.rsplit(".", 1)[0] == owner)
+        if owner in unexpected:  # a tensor of its own where the exercise builds a submodule (self.lut = nn.Parameter(...))
+            notes.append(tr("`{owner}` is a tensor parameter of your module; in the exercise `{owner}` is a submodule "
+                            "with the parameters {theirs}: build it as the module the exercise names, and call it.",
+                            owner=owner, theirs=", ".join(f"`{owner}.{leaf}`" for leaf in theirs)))
+            explained.update({owner, *(f"{owner}.{leaf}" for leaf in theirs)})
+            continue
         kind = type(sub)
         if isinstance(sub, nn.Module) and mine and not kind.__module__.startswith("torch.") and hasattr(nn, kind.__name__):
             notes.append(tr("`{owner}` is your own `{klass}` class (parameters {mine}); the exercise builds `{owner}` "

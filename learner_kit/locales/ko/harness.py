@@ -93,4 +93,8 @@ TRANSLATIONS = {
         "여러분의 코드가 직접 일으킨 오류입니다({line}). 그 입력이 정말 잘못된 입력이었나요?",
     "Raised at {line}.": "발생 위치: {line}.",
     "Hint: {hint}": "힌트: {hint}",
+    "`{owner}` is a tensor parameter of your module; in the exercise `{owner}` is a submodule with the parameters "
+    "{theirs}: build it as the module the exercise names, and call it.":
+        "`{owner}`가 모듈의 텐서 파라미터입니다. 과제에서 `{owner}`는 파라미터 {theirs}를 가진 하위 모듈입니다. "
+        "과제가 말하는 모듈로 만들고, 그 모듈을 호출하세요.",
 }
