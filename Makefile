@@ -143,7 +143,7 @@ student-pack: $(STAMP)
 
 autograde: $(STAMP) sandbox-tool
 	@test -n "$(SUBMITTED)" -a -n "$(OUT)" || (echo "usage: make autograde SUBMITTED=dir OUT=dir [JOBS=n]"; exit 2)
-	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1)
+	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1) --table
 
 # Stock `nbgrader autograde` against `autograder grade` on a class of N perfect students over every
 # notebook (STUDENTS=n JOBS=n BENCH_ASSIGNMENTS=01-attention,... SCHEDULER=tcp://...), then the same

@@ -6,6 +6,12 @@
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
 and is never modified. Writes OUT/results.json, OUT/grades.csv, OUT/feedback/, the class report
 OUT/report.html and OUT/gradebook.csv; see autograder/grading/README.md.
+
+The terminal (stderr) gets the run's warnings, a progress bar (one line per finished submission where
+stderr is not a terminal), what stopped or spoiled a notebook, and where the outputs are; --table puts
+the grade table on stdout. Exit status of grade: 0 when the run went to the end (whatever the scores),
+2 when grading could not run (bad arguments, SUBMITTED not laid out as above, no sandbox), 130 after
+Ctrl-C (what was graded is kept: the same command resumes).
 """
 import argparse
 import sys
@@ -17,7 +23,9 @@ from autograder.paths import SOLUTIONS
 def build_parser():
     parser = argparse.ArgumentParser(prog="autograder", description="Grade the course's notebooks.")
     commands = parser.add_subparsers(dest="command", required=True)
-    grade = commands.add_parser("grade", help="grade submitted notebooks with nbgrader, checked outside the kernel")
+    grade = commands.add_parser("grade", help="grade submitted notebooks with nbgrader, checked outside the kernel",
+                                epilog="exit status: 0 graded (whatever the scores), 2 grading could not run, "
+                                       "130 interrupted by Ctrl-C (run the same command again to resume)")
     grade.add_argument("submitted", type=Path, help="folder laid out as SUBMITTED/<student>/<assignment>/<notebook>.ipynb")
     grade.add_argument("--out", type=Path, required=True, help="where results.json, grades.csv and feedback/ go")
     grade.add_argument("--jobs", type=int, default=1,
@@ -31,7 +39,7 @@ def build_parser():
     grade.add_argument("--budget", type=int, default=120,
                        help="seconds one notebook may run in all, added cells included (default 120)")
     grade.add_argument("--fresh", action="store_true", help="grade everything again, even submissions graded before")
-    grade.add_argument("--table", action="store_true", help="print the grade table at the end")
+    grade.add_argument("--table", action="store_true", help="print the grade table at the end, on stdout")
     grade.add_argument("--no-sandbox", action="store_true",
                        help="run learners' code without bubblewrap (NOT safe for untrusted code; warns on every run)")
     report = commands.add_parser("report", help="write OUT/report.html, the class at a glance, from OUT/results.json "
@@ -66,10 +74,13 @@ def report_command(args):
     return 0
 
 
+INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), as a shell reports it
+
+
 def grade_command(args):
     from autograder.grading.config import Settings, configured_scheduler
-    from autograder.grading.report import grade_table
-    from autograder.grading.runner import GradingError, grade
+    from autograder.grading.report import grade_table, problem_summary
+    from autograder.grading.runner import GradingError, Interrupted, grade
 
     if args.jobs < 1:
         print("autograder: --jobs must be at least 1", file=sys.stderr)
@@ -85,8 +96,17 @@ def grade_command(args):
     except GradingError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
+    except Interrupted as stop:
+        print(f"interrupted: {stop.graded} of {stop.total} submissions graded and kept in {args.out}; "
+              "run the same command again to resume", file=sys.stderr)
+        return INTERRUPTED
+    except KeyboardInterrupt:  # before the submissions were counted
+        print("interrupted before grading began; run the same command again to grade", file=sys.stderr)
+        return INTERRUPTED
     if args.table:
         print(grade_table(records))
+    for line in problem_summary(records, args.out):
+        print(line, file=sys.stderr)
     page = args.out / "report.html"
     print(f"{len(records)} graded cells; results in {args.out / 'results.json'}"
           + (f"; class report in {page}" if page.is_file() else ""), file=sys.stderr)

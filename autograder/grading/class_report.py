@@ -11,7 +11,8 @@ self-contained page: figures are PNGs embedded in it, no JavaScript, no network.
    were not graded (OUT/logs/not-graded.txt), notebooks stopped by the time budget or a sandbox
    limit, tampering;
 4. scores: the distribution per assignment, and per unit the share of the class with full marks;
-5. the run: what was graded, the time per notebook, anything graded with warnings.
+5. the run: what was graded, the time per notebook, the run's warnings (as the terminal showed them) and
+   anything graded with warnings.
 
 A mistake id is named by a feedback message when a line of it starts with ``[id]`` (after an
 exception's name, as in ``AssertionError: [sdpa-no-scale] ...``): the syntax of
@@ -34,7 +35,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from autograder.grading.layout import read_not_graded
-from autograder.grading.report import MISCONCEPTION
+from autograder.grading.report import MISCONCEPTION, NO_NOTEBOOK, RUN_WARNINGS, read_lines
 from autograder.paths import COURSE
 
 NAMED = re.compile(r"^(?:[A-Za-z_][\w.]*: *)?" + MISCONCEPTION.pattern, re.M)
@@ -150,7 +151,8 @@ def classify(messages):
 
 def read_logs(out: Path):
     """Run facts from OUT/logs/ (each part None where its file is missing or unreadable)."""
-    facts = {"phases": None, "notes": None, "tasks": None, "not_graded": read_not_graded(out)}
+    facts = {"phases": None, "notes": None, "tasks": None, "not_graded": read_not_graded(out),
+             "warnings": read_lines(out / RUN_WARNINGS)}
     log = out / "logs" / "grading.log"
     if log.is_file():
         phases, notes, current = defaultdict(dict), defaultdict(list), None
@@ -539,6 +541,11 @@ def glance_section(data, ranking, totals, labels):
         absent = sum(1 for t in totals if t[4])
         items.append(f"{missing} assignment(s) not submitted (by {absent} student(s)); {kinds['unreadable']} "
                      "notebook(s) missing or unreadable.")
+    misnamed = sorted(f"{s}/{a}" for (s, a, _), (_, _, message) in data.problems.items() if NO_NOTEBOOK in message)
+    if misnamed:
+        items.append(f"{len(misnamed)} notebook(s) graded 0 because no notebook of the expected name was found "
+                     f"({names(misnamed)}): they count 0 in gradebook.csv; rename the notebook in SUBMITTED and grade "
+                     "again (see Missing or unreadable submissions).")
     if kinds["limit"]:
         items.append(f"{kinds['limit']} notebook(s) stopped by the time budget or a sandbox limit.")
     if kinds["grader"] or data.bad_records:
@@ -745,10 +752,10 @@ def run_section(data, facts, out: Path):
     elif phases is None:
         parts.append("<p>No OUT/logs/grading.log: time per notebook unknown (a report made from results.json alone, "
                      "or the logs were removed).</p>")
-    flagged = []
-    sandbox_warning = out / "WARNING-no-sandbox.txt"
-    if sandbox_warning.is_file():
-        flagged.append(("(the whole run)", sandbox_warning.read_text(encoding="utf-8", errors="replace").strip()))
+    flagged = [("(the whole run)", line) for line in run_warnings(facts, out)]
+    if facts.get("not_graded"):  # the terminal warned about each of them too
+        flagged.append(("(SUBMITTED)", f"{len(facts['not_graded'])} folder(s) or file(s) in SUBMITTED not graded: "
+                                       "see In SUBMITTED but not graded, under Who needs help"))
     for submission, lines in sorted((facts.get("notes") or {}).items()):
         for line in lines[:5]:
             flagged.append((submission, line))
@@ -759,12 +766,24 @@ def run_section(data, facts, out: Path):
     for (s, a, nb), (kind, _, message) in sorted(data.problems.items()):
         if kind == "grader":
             flagged.append((f"{s}/{a}", f"{nb}: {message}"))
-    parts.append(table(f"Graded with warnings ({len(flagged)})", ["submission", "warning"],
+    parts.append(table(f"Warnings of the run (as the terminal showed them) and of graded notebooks ({len(flagged)})",
+                       ["submission", "warning"],
                        [(s, Markup(f'<span class="msg">{esc(w)}</span>')) for s, w in flagged[:ROWS_SHOWN]],
                        "warnings", more=len(flagged) - ROWS_SHOWN)
-                 if flagged else "<p>Nothing was graded with warnings.</p>")
+                 if flagged else "<p>No warnings: the run printed none, and nothing was graded with warnings.</p>")
     parts.append("</section>")
     return Markup("".join(parts))
+
+
+def run_warnings(facts, out: Path):
+    """The run's own warnings (OUT/logs/warnings.txt), and --no-sandbox's where an older run left only its file."""
+    lines = list(facts.get("warnings") or [])
+    sandbox_warning = out / "WARNING-no-sandbox.txt"
+    if sandbox_warning.is_file():
+        text = " ".join(sandbox_warning.read_text(encoding="utf-8", errors="replace").split())
+        if text not in lines:
+            lines.insert(0, text)
+    return lines
 
 
 def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, title=None):

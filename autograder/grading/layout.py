@@ -5,6 +5,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grading.report import NO_NOTEBOOK, read_lines, write_lines
+
 
 @dataclass(frozen=True)
 class Packed:
@@ -91,22 +93,35 @@ def find_submissions(submitted: Path, known_assignments):
     return submissions, warnings
 
 
+LAYOUT = "SUBMITTED/<student>/<assignment>/<notebook>.ipynb"
+
+
+def misplaced(submitted: Path, known_assignments, submissions):
+    """Why ``submitted`` is not a submitted/ folder at all, or None: it holds no student folder (it may be one
+    submission's folder), or nothing was found in it and its folders are named like assignments (one student's)."""
+    folders = sorted(p.name for p in submitted.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        notebooks = sorted(p.name for p in submitted.glob("*.ipynb"))
+        held = f" (it holds {', '.join(notebooks[:3])}: is it one submission's folder?)" if notebooks else ""
+        return f"{submitted}: SUBMITTED holds no student folder{held}; give the folder laid out as {LAYOUT}"
+    assignments = [name for name in folders if name in known_assignments]
+    if assignments and not submissions:
+        return (f"{submitted}: SUBMITTED looks like one student's folder (its folders {', '.join(assignments[:3])} are "
+                f"assignment ids): give its parent, laid out as {LAYOUT}")
+    return None
+
+
 NOT_GRADED = Path("logs") / "not-graded.txt"  # under OUT: find_submissions' warnings, for the class report
 
 
 def write_not_graded(out: Path, warnings):
     """OUT/logs/not-graded.txt: what SUBMITTED holds that this run did not grade, and why (one per line)."""
-    path = out / NOT_GRADED
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"{' '.join(w.split())}\n" for w in warnings), encoding="utf-8")
+    write_lines(out / NOT_GRADED, warnings)
 
 
 def read_not_graded(out: Path):
     """The lines of OUT/logs/not-graded.txt, or None where there is none (OUT made before it existed)."""
-    try:
-        return (out / NOT_GRADED).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+    return read_lines(out / NOT_GRADED)
 
 
 def read_notebook(path: Path):
@@ -115,7 +130,10 @@ def read_notebook(path: Path):
         return None, f"{path.name} is a symbolic link; submit the notebook itself (links are not followed)"
     if not path.is_file():
         others = sorted(p.name for p in path.parent.glob("*")) if path.parent.is_dir() else []
-        return None, f"no notebook named {path.name} was submitted (the folder holds: {', '.join(others) or 'nothing'})"
+        held = ", ".join(others) or "nothing"
+        if any(other.endswith(".ipynb") for other in others):  # misnamed, most likely
+            held += f"; to be graded, the notebook must be named {path.name}"
+        return None, f"{NO_NOTEBOOK} {path.name} was submitted (the folder holds: {held})"
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

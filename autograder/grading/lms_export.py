@@ -15,8 +15,10 @@ one row per student, one column per assignment with the student's points, and a 
 
 ``SIS Login ID`` is nbgrader's student id (usually the learner's login); ``Student`` is
 "last, first" where the gradebook has names, else the id. A blank score means no submission
-(an LMS leaves it ungraded; nbgrader's own CSV writes 0). Scores are nbgrader's, less any late
-penalty, as in nbgrader's CsvExportPlugin. For Moodle (which maps any column to its users and
+(an LMS leaves it ungraded; nbgrader's own CSV writes 0). A submission is never blank: one whose
+notebook was not found under its expected name has 0 points in the gradebook, so 0 here (the run
+says so in the terminal and the report; autograder/grading/README.md says why). Scores are
+nbgrader's, less any late penalty, as in nbgrader's CsvExportPlugin. For Moodle (which maps any column to its users and
 grade items but would take "Points Possible" for a student), drop that row:
 ``--LmsGradebookExport.points_possible_row=False``.
 """

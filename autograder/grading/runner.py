@@ -17,15 +17,53 @@ from autograder.grading.combine import zero_submission
 from autograder.grading.config import Settings, configured_db_url
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
-from autograder.grading.layout import find_submissions, pack, write_not_graded
-from autograder.grading.report import write_results
+from autograder.grading.layout import find_submissions, misplaced, pack, write_not_graded
+from autograder.grading.report import RUN_WARNINGS, stops, submission_line, write_lines, write_results
 from autograder.grading.source import known_assignments, load_assignment
 from autograder.grading.state import grader_digest, input_key, read_state, write_state
 from autograder.paths import EDITIONS
 
 
 class GradingError(Exception):
-    """Grading could not run at all (bad arguments, no sources, a broken gradebook, no sandbox)."""
+    """Grading could not run at all (bad arguments, no sources, SUBMITTED not laid out as expected, no sandbox)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run, once Dask is shut down: ``graded`` of its ``total`` submissions are saved in OUT."""
+
+    def __init__(self, graded, total):
+        super().__init__(f"{graded} of {total} submissions graded")
+        self.graded, self.total = graded, total
+
+
+class Progress:
+    """The terminal while grading. On a terminal, a tqdm bar, and above it each submission that was not graded
+    normally; elsewhere (a log file, CI, a cluster job: tqdm would print nothing) one line per finished submission."""
+
+    def __init__(self, total, log=print, terminal=None):
+        from tqdm import tqdm
+
+        self.total, self.done, self.log = total, 0, log
+        terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.bar = tqdm(total=total, desc="grading", unit="submission", file=sys.stderr) if terminal else None
+
+    def finished(self, submission, result):
+        """``submission`` graded: ``result`` is its task's (records, and the worker's timing where the task ran)."""
+        self.done += 1
+        timing = result.get("timing")
+        seconds = timing["ended"] - timing["started"] if timing else None
+        problems = stops(result["records"])
+        line = f"[{self.done}/{self.total}] " + submission_line(submission.key, result["records"], seconds, problems)
+        if self.bar is None:
+            self.log(line)
+            return
+        if problems:
+            self.bar.write(line, file=sys.stderr)
+        self.bar.update()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
 
 
 NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the grader's rights and view of this "
@@ -41,8 +79,6 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     dir, {assignment: source notebooks})} of the course's other editions (edition_sources).
     """
     from distributed import as_completed
-    from distributed.scheduler import KilledWorker
-    from tqdm import tqdm
 
     from autograder.grading import cluster
 
@@ -51,7 +87,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     logs.mkdir(parents=True)
     notebooks = {a: {nb.name: nb.path.read_text(encoding="utf-8") for nb in sources[a]} for a in {s.assignment for s in todo}}
     started = time.perf_counter()
-    with cluster.grading_client(jobs, scheduler, log) as client:
+    with cluster.grading_client(jobs, scheduler, log) as (client, ctrl_c):
         ready = time.perf_counter()
         cluster.register(client, settings, notebooks, template.read_bytes(), edition_payloads(editions or {}, todo, settings))
         log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s")
@@ -68,28 +104,42 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
 
         # At most a few tasks per worker thread in flight: the class's notebooks are never all in memory at once.
         window = max(8, 4 * sum(client.nthreads().values()))
-        progress = tqdm(total=len(todo), desc="grading", unit="submission", file=sys.stderr, disable=None)
-        running = as_completed([f for f in (submit_next() for _ in range(window)) if f is not None])
-        for future in running:
-            submission = futures.pop(future)
-            following = submit_next()
-            if following is not None:
-                running.add(following)
-            try:
-                result = future.result()
-            except Exception as error:  # the task failed: its worker died (twice), or the grader broke
-                why = ("Not graded: the grading worker stopped twice while grading this submission; was its notebook "
-                       "killing it?" if isinstance(error, KilledWorker) else
-                       f"Not graded: internal grading error ({type(error).__name__}: {str(error)[:300]}).")
-                result = {"records": zero_submission(submission, sources[submission.assignment], why), "feedback": {}, "log": ""}
-            save_result(out, submission, keys[submission.key], result)
-            with open(logs / "grading.log", "a", encoding="utf-8") as handle:
-                handle.write(result["log"])
-            if "timing" in result:  # which worker graded it, from when to when (time.time() on that worker)
-                with open(logs / "tasks.jsonl", "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps({"submission": submission.key, **result["timing"]}) + "\n")
-            progress.update()
-        progress.close()
+        progress = Progress(len(todo), log)
+        try:
+            running = as_completed([f for f in (submit_next() for _ in range(window)) if f is not None])
+            for future in cluster.finished(running, ctrl_c):
+                submission = futures.pop(future)
+                following = submit_next()
+                if following is not None:
+                    running.add(following)
+                result = task_result(future, submission, sources[submission.assignment])
+                save_result(out, submission, keys[submission.key], result)
+                write_logs(logs, submission, result)
+                progress.finished(submission, result)
+        finally:
+            progress.close()
+
+
+def task_result(future, submission, source_notebooks):
+    """A finished task's result; 0 points, and why, where the task failed (its worker died twice, or the grader broke)."""
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except Exception as error:
+        why = ("Not graded: the grading worker stopped twice while grading this submission; was its notebook "
+               "killing it?" if isinstance(error, KilledWorker) else
+               f"Not graded: internal grading error ({type(error).__name__}: {str(error)[:300]}).")
+        return {"records": zero_submission(submission, source_notebooks, why), "feedback": {}, "log": ""}
+
+
+def write_logs(logs: Path, submission, result):
+    """A graded submission's log (grading.log), and which worker graded it from when to when (tasks.jsonl)."""
+    with open(logs / "grading.log", "a", encoding="utf-8") as handle:
+        handle.write(result["log"])
+    if "timing" in result:  # time.time() on that worker
+        with open(logs / "tasks.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"submission": submission.key, **result["timing"]}) + "\n")
 
 
 def save_result(out: Path, submission, key, result):
@@ -102,8 +152,8 @@ def save_result(out: Path, submission, key, result):
     write_state(out, submission, key, result["records"])
 
 
-def edition_sources(source_dir: Path, sources, log=print):
-    """{language: (source dir, {assignment: source notebooks})} of the course's other editions.
+def edition_sources(source_dir: Path, sources):
+    """({language: (source dir, {assignment: source notebooks})} of the course's other editions, warnings).
 
     An edition lives beside the sources as in this repository (solutions/ and ko/solutions/): its
     notebooks are the same programs in another language (tests/test_editions.py). A Korean submission
@@ -111,24 +161,23 @@ def edition_sources(source_dir: Path, sources, log=print):
     stay Korean; the points come from the same hidden tests. An edition's assignment whose graded
     cells (ids, points) differ from the main source's is not used: those submissions get the main one.
     """
-    editions = {}
+    editions, warnings = {}, []
     for lang in EDITIONS:
         folder = Path(source_dir).parent / lang / "solutions"
         if lang == "en" or not folder.is_dir():
             continue
-        found, warnings = readable_sources(folder)
-        for warning in warnings:
-            log(f"warning: {warning}")
+        found, unreadable = readable_sources(folder)
+        warnings += unreadable
         same = {}
         for assignment, notebooks in found.items():
             if _graded_cells(notebooks) == _graded_cells(sources.get(assignment, [])):
                 same[assignment] = notebooks
             else:
-                log(f"warning: {folder / assignment}: its graded cells differ from {Path(source_dir) / assignment}; "
-                    f"{lang} submissions of it are autograded against the latter")
+                warnings.append(f"{folder / assignment}: its graded cells differ from {Path(source_dir) / assignment}; "
+                                f"{lang} submissions of it are autograded against the latter")
         if same:
             editions[lang] = (folder, same)
-    return editions
+    return editions, warnings
 
 
 def _edition_digest(editions, assignment):
@@ -181,7 +230,10 @@ def collect(out: Path, submissions, sources, keys):
 
 
 def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=False, log=print, scheduler=None):
-    """Grade everything under ``submitted`` into ``out``; returns the records."""
+    """Grade everything under ``submitted`` into ``out``; returns the records.
+
+    GradingError when grading cannot run; Interrupted on Ctrl-C once submissions are being graded.
+    """
     source_dir, submitted, out = Path(settings.source_dir), submitted.resolve(), out.resolve()
     if not submitted.is_dir():
         raise GradingError(f"{submitted}: no such folder (expected SUBMITTED/<student>/<assignment>/<notebook>.ipynb)")
@@ -189,19 +241,23 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         raise GradingError(f"{source_dir}: no source notebooks to grade against")
     if submitted == out or submitted in out.parents:
         raise GradingError("--out must not be the submitted folder or inside it (SUBMITTED is never modified)")
+    sources, warnings = readable_sources(source_dir)
+    submissions, not_graded = find_submissions(submitted, set(sources))
+    wrong_folder = misplaced(submitted, set(sources), submissions)
+    if wrong_folder:
+        raise GradingError(wrong_folder)
     if settings.sandbox:
         try:
             sandbox.check_available()
         except sandbox.SandboxUnavailable as error:
             raise GradingError(str(error)) from None
-    sources, warnings = readable_sources(source_dir)
     if not settings.sandbox:
         warnings.insert(0, NO_SANDBOX_WARNING)
     elif sandbox.missing_cap_warning():
         warnings.insert(0, sandbox.missing_cap_warning())
-    submissions, more = find_submissions(submitted, set(sources))
-    warnings += more
-    for warning in warnings:
+    editions, edition_warnings = edition_sources(source_dir, sources)
+    warnings += edition_warnings
+    for warning in warnings + not_graded:
         log(f"warning: {warning}")
     out.mkdir(parents=True, exist_ok=True)
     unsandboxed = out / "WARNING-no-sandbox.txt"
@@ -210,7 +266,6 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     elif unsandboxed.exists():
         unsandboxed.unlink()
     grader = grader_digest()  # ~0.2 s: the grader's files and every installed package
-    editions = edition_sources(source_dir, sources, log)
     keys = {s.key: input_key(s, sources[s.assignment], settings, grader + _edition_digest(editions, s.assignment))
             for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
@@ -218,18 +273,23 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} {where}")
     assignments = sorted({s.assignment for s in submissions})
     db_url = db_url or configured_db_url() or f"sqlite:///{out / 'gradebook.db'}"
-    template = build_template(settings, assignments) if assignments else None
-    if todo:
-        run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
-                  jobs, scheduler, log, editions)
-    write_not_graded(out, more)  # after run_tasks, which empties OUT/logs/; for the class report
-    if template:
-        prepare_course_gradebook(settings, db_url, template, assignments)
-    records = collect(out, submissions, sources, keys)
-    if records:
-        store_scores(db_url, records)
-    write_results(out, records)
-    write_class_outputs(out, records, db_url, log)
+    try:
+        template = build_template(settings, assignments) if assignments else None
+        if todo:
+            run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
+                      jobs, scheduler, log, editions)
+        # after run_tasks, which empties OUT/logs/; for the class report
+        write_not_graded(out, not_graded)
+        write_lines(out / RUN_WARNINGS, warnings)
+        if template:
+            prepare_course_gradebook(settings, db_url, template, assignments)
+        records = collect(out, submissions, sources, keys)
+        if records:
+            store_scores(db_url, records)
+        write_results(out, records)
+        write_class_outputs(out, records, db_url, log)
+    except KeyboardInterrupt:
+        raise Interrupted(sum(read_state(out, s, keys[s.key]) is not None for s in submissions), len(submissions)) from None
     return records
 
 
