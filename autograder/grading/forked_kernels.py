@@ -57,11 +57,13 @@ class KernelServer:
         self.cap = sandbox.ProcessCap()
         self.stopped = None  # why the watchdog stopped the last notebook's kernel (the error nbgrader's run ends with)
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
+        self.shut = False  # the worker is going: no new server (shut_down)
 
     def configure(self, sandboxed, ipc_dir: Path, budget_s=None, memory_mb=None):
         """Sandboxed or not, the folder shared for the kernels' sockets, the wall-clock budget of one
         notebook, and the memory its processes may hold (resident, in MiB: the watchdog's limit)."""
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = sandboxed, Path(ipc_dir), budget_s, memory_mb
+        self.shut = False
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
 
     def env(self):
@@ -75,6 +77,8 @@ class KernelServer:
         if self.process is not None and self.process.poll() is None:
             return
         self.close()
+        if self.shut:
+            raise RuntimeError("the grading worker has closed")
         ours, theirs = socket.socketpair()
         if self.sandboxed:
             argv = [sys.executable, "-I", f"{sandbox.CODE}/learner_kit/kernel_server.py", sandbox.CODE,
@@ -166,6 +170,11 @@ class KernelServer:
         """Stop the server and its sandbox: the next notebook's kernel is forked from a fresh one."""
         with self.lock:
             self.close()
+
+    def shut_down(self):
+        """Close for good: the worker is going, and a grading thread Dask could not stop must not start a new server."""
+        self.shut = True
+        self.close()
 
     def close(self):
         if self.channel is not None:

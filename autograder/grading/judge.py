@@ -109,11 +109,14 @@ class UnitServer:
         self.cap = cap  # a sandbox.ProcessCap around the server, or None
         self.process = self.control = None
         self.started = False
+        self.shut = False  # closed for good (shut_down): no new server
 
     def start(self):
         if self.process is not None and self.process.poll() is None:
             return
         self.close()
+        if self.shut:
+            raise SessionFailure("the grading worker has closed")
         control_read, self.control = os.pipe()
         command = [*self.command, "--control", str(control_read)]
         self.process = subprocess.Popen(
@@ -151,6 +154,11 @@ class UnitServer:
         loaded = session.receive_reply(None)
         session.cuda = isinstance(loaded, dict) and loaded.get("cuda") is True
         return session, loaded
+
+    def shut_down(self):
+        """Close for good: the worker is going, and a grading thread Dask could not stop must not start a new server."""
+        self.shut = True
+        self.close()
 
     def kill_child(self):
         try:

@@ -96,7 +96,7 @@ class Verifier:
         self.server.start()
 
     def close(self):
-        self.server.close()
+        self.server.shut_down()
 
     def verify(self, source_notebook, submitted_notebook):
         """{grade_id: (passed, message)} for every graded cell of ``source_notebook``, in the submission's language."""

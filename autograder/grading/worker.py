@@ -136,5 +136,5 @@ class GradingWorker:
 
     def close(self):
         self.verifier.close()
-        KERNELS.close()
+        KERNELS.shut_down()
         shutil.rmtree(self.scratch, ignore_errors=True)
