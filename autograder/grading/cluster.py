@@ -32,6 +32,8 @@ ALLOWED_FAILURES = 1  # a submission whose worker dies is retried once on anothe
 # The scheduler's settings (set here for a local cluster; an external scheduler is started with the
 # same, as DASK_DISTRIBUTED__SCHEDULER__... variables: README): one task at a time per worker thread,
 # the rest held by the scheduler, so that a free worker always gets the next submission.
+WORKER_MEMORY_CONFIG = {"distributed.worker.memory.target": False, "distributed.worker.memory.spill": False,
+                        "distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": 0.95}
 SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
                     "distributed.scheduler.worker-saturation": 1.0}
 PLUGIN_NAME = "autograder-grading"
@@ -104,7 +106,7 @@ def grading_client(jobs=1, scheduler=None, log=print):
 
     with dask.config.set({**SCHEDULER_CONFIG,
                           "distributed.worker.daemon": False,  # our workers start servers of their own
-                          "distributed.admin.system-monitor.gil.enabled": False}), \
+                          "distributed.admin.system-monitor.gil.enabled": False, **WORKER_MEMORY_CONFIG}), \
             sigint_restored(), contextlib.ExitStack() as stack:
         if scheduler:
             set_sigint(note)
@@ -131,13 +133,26 @@ def finished(running, ctrl_c, poll_s=0.2):
         yield from batch
 
 
+JUDGE_MEMORY_BYTES = 8 * 2**30  # what one worker (the judge, the checks, nbgrader) may hold: 1-2 GiB honestly
+
+
+def judge_memory_limit():
+    """A backstop on each local worker's own memory (the learner's code runs in its sandboxes, limited there):
+    Dask's nanny ends a worker past 95 % of it, and its submission is retried once, then given 0 with a
+    message. Replies are bounded before the judge reads them (learner_kit.wire), so only a grader bug gets
+    here. Dask's spilling and pausing are off (WORKER_MEMORY_CONFIG): grading keeps no data to spill."""
+    import psutil
+
+    return min(JUDGE_MEMORY_BYTES, psutil.virtual_memory().total)
+
+
 def local_cluster(jobs):
     """A LocalCluster of ``jobs`` single-threaded worker processes, quiet on a shared machine.
 
     No dashboard; its scheduler's HTTP server (health and metrics routes, which Dask always starts) on a
     free port of 127.0.0.1: the default, 8787, is often taken on a shared machine, and Dask then warns.
     """
-    return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, memory_limit=0,
+    return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, memory_limit=judge_memory_limit(),
                         dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
                         worker_dashboard_address=None, preload=[__name__], silence_logs=logging.ERROR)
 
