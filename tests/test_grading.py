@@ -25,10 +25,14 @@ RERUN = ["perfect", "mistake", "cheat-transformer", "os-exit"]
 BUDGET_S = 30  # one notebook's budget: five cells of time.sleep(10**6) would take 5 x 15 s without it
 
 
+RUN_TAG = f"test{os.getpid()}"  # this run's pids cgroups are named with it (other runs may grade meanwhile)
+
+
 def grade(submitted, out, source, jobs=1, *extra):
     command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), "--jobs", str(jobs),
                "--source", str(source), "--timeout", "15", "--budget", str(BUDGET_S), *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "AUTOGRADER_RUN_TAG": RUN_TAG})
 
 
 def tree_hash(folder: Path):
@@ -66,11 +70,12 @@ def course(tmp_path_factory):
 
 
 def process_caps():
-    """The pids cgroups of sandboxes (sandbox.ProcessCap) that exist now."""
+    """The pids cgroups of this test run's sandboxes (sandbox.ProcessCap, named with RUN_TAG) that exist now."""
     from autograder.grading import sandbox
 
     base = sandbox.PIDS_HIERARCHIES[0]
-    return {name for name in os.listdir(base) if name.startswith("autograder-")} if os.path.isdir(base) else set()
+    mine = f"autograder-{RUN_TAG}-"
+    return {name for name in os.listdir(base) if name.startswith(mine)} if os.path.isdir(base) else set()
 
 
 def write_bad_inputs(submitted, source):
