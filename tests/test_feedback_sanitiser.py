@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import nbformat
 
-from autograder.grading.feedback_page import sanitise_html
+from autograder.grading.feedback_page import MATHML, sanitise_html
 from autograder.grading.preprocessors import SafeOutputMetadata
 
 # Each sets window.__pwned (or shows a dialog, loads a page, draws an overlay) if it runs.
@@ -35,7 +35,7 @@ HOSTILE_RAW = [
     "<iframe srcdoc=\"<script>parent.__pwned='raw-iframe'</script>\"></iframe>",
     "<div style=\"position:fixed;inset:0\">Score 6/6</div>",
 ]
-# What the course's notebooks write: headings, tables, code, math (MathJax reads it as text), an embedded image.
+# What the course's notebooks write: headings, tables, code, math (typeset as MathML), an embedded image.
 HONEST_MARKDOWN = """## Honest heading
 
 | decoder reads | `<bos>` | `I` |
@@ -139,14 +139,15 @@ def hostile_cells():
 def test_the_feedback_page_runs_only_its_own_scripts_and_keeps_honest_markdown(tmp_path):
     page = feedback_page(hostile_cells(), tmp_path)
     head, body = page.split("<body>", 1)
-    scripts = [attrs for tag, attrs in Elements(head).found if tag == "script"]  # the template's: MathJax
-    assert len(scripts) == 2 and "mathjax" in scripts[0]["src"] and scripts[1] == {"type": "text/x-mathjax-config"}
-    assert_harmless(Elements(body).found)  # no script, handler, frame, style sheet, meta, base, overlay
+    assert not [tag for tag, _ in Elements(head).found if tag == "script"]  # none: the math is MathML, no MathJax
+    found = Elements(body).found
+    assert_harmless([(tag, attrs) for tag, attrs in found if tag not in MATHML])  # no script, handler, frame, overlay...
+    assert all(set(attrs) <= set(MATHML[tag]) for tag, attrs in found if tag in MATHML)  # ... and the honest math
     assert "&lt;style&gt;body" in body and "&lt;script&gt;window.__pwned = 'raw'" in body  # shown as text
     assert '<h2 id="Honest-heading">Honest heading' in body
     assert "<table>" in body and "<th style=\"text-align:left;\">decoder reads</th>" in body
     assert "<code>&lt;bos&gt;</code>" in body
-    assert "$j &gt; i$" in body and "$\\frac{QK^\\top}{\\sqrt{d_k}}$" in body  # left as text for MathJax
+    assert "<mi>j</mi><mo>&gt;</mo><mi>i</mi>" in body and "<mfrac>" in body  # typeset as MathML
     assert '<div class="highlight"><pre>' in body and "<del>struck</del>" in body
     assert 'src="data:image/png;base64,iVBOR' in body and 'href="https://pytorch.org/docs/"' in body
 

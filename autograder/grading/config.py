@@ -57,14 +57,24 @@ def cell_timeout(settings: Settings) -> int:
     return int(course.Execute.timeout) if "timeout" in course.Execute else 30
 
 
+FEEDBACK_TEMPLATES = Path(__file__).resolve().parent / "templates"  # base/mathjax.html.j2: no MathJax
+
+
+def nbgrader_templates():
+    """nbgrader's own template folder (its "feedback" template), which GenerateFeedback adds unless, as here,
+    HTMLExporter.extra_template_basedirs is configured."""
+    import nbgrader
+
+    return str(Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates")
+
+
 def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     """nbgrader configuration for a scratch course directory ``scratch`` with gradebook ``db_url``."""
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters import Autograde
     from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades
 
+    from autograder.grading import preprocessors as feedback
     from autograder.grading.forked_kernels import ForkedExecute
-    from autograder.grading.preprocessors import HideTestTracebacks, LimitOutputBytes, SafeOutputMetadata
 
     config = load_course_config()
     course = config.CourseDirectory
@@ -86,9 +96,15 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
     # open: outputs capped in bytes, and the learner's HTML and JavaScript sanitised (no <script> runs)
     # in outputs, Markdown and raw cells alike (feedback_page.py says why both filters are replaced).
-    config.GenerateFeedback.preprocessors = [GetGrades, HideTestTracebacks, ClearHiddenTests, LimitOutputBytes,
-                                             SafeOutputMetadata, CSSHTMLHeaderPreprocessor]
+    # The grader's message shows once per unit and mistake; long lines wrap (FeedbackCSS). The page loads
+    # nothing: its math is typeset as MathML by the same filters, and templates/base/mathjax.html.j2, found
+    # before nbconvert's, takes the template's MathJax (from a CDN) out (nbgrader's API insists on its
+    # "feedback" template, so the macro is replaced, not the template).
+    config.GenerateFeedback.preprocessors = [
+        GetGrades, feedback.HideTestTracebacks, feedback.OneMessagePerUnit, ClearHiddenTests, feedback.LimitOutputBytes,
+        feedback.LatexOutputsAsMarkdown, feedback.SafeOutputMetadata, feedback.FeedbackCSS]
     config.HTMLExporter.sanitize_html = True
-    config.HTMLExporter.filters = {"clean_html": "autograder.grading.feedback_page.sanitise_html",
+    config.HTMLExporter.filters = {"clean_html": "autograder.grading.feedback_page.clean_html",
                                    "strip_files_prefix": "autograder.grading.feedback_page.strip_files_prefix_and_sanitise"}
+    config.HTMLExporter.extra_template_basedirs = [str(FEEDBACK_TEMPLATES), nbgrader_templates()]
     return config
