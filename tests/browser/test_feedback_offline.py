@@ -7,14 +7,13 @@ a Markdown cell holds the course's kind of formulas, and an added cell prints a 
 The page is opened in a browser context that is offline and aborts every request but file: and data:.
 Screenshots: build/screenshots/feedback-offline-*.png.
 """
-import subprocess
-import sys
 
 import nbformat
 import pytest
 
-from tests.browser.jupyter_servers import ROOT, VIEWPORT, Screens
-from tests.fixtures.grading_course import ALLCLOSE, SOURCES, replace_answer, write_sources
+from tests.browser.jupyter_servers import VIEWPORT, Screens
+from tests.browser.feedback_pages import graded_feedback_page
+from tests.fixtures.grading_course import ALLCLOSE, SOURCES, replace_answer
 
 STUDENT, ASSIGNMENT = "offline", "fx-attn"
 CURRENT_PAGE = {}  # for conftest's screenshot of a failed step
@@ -37,22 +36,10 @@ WIDE = "print('wide:' + 'x' * 600)"
 @pytest.fixture(scope="module")
 def feedback(tmp_path_factory):
     """The feedback page of the submission, graded by `autograder grade`."""
-    base = tmp_path_factory.mktemp("offline-feedback")
-    source = write_sources(base / "source")
     notebook = replace_answer(SOURCES[ASSIGNMENT](), "scaled_scores", ALLCLOSE)
     notebook.cells.insert(0, nbformat.v4.new_markdown_cell(FORMULAS))
     notebook.cells.append(nbformat.v4.new_code_cell(WIDE))
-    for number, cell in enumerate(notebook.cells):
-        cell.id = f"cell-{number:03d}"
-    folder = base / "submitted" / STUDENT / ASSIGNMENT
-    folder.mkdir(parents=True)
-    nbformat.write(notebook, str(folder / f"{ASSIGNMENT}.ipynb"))
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"),
-                             "--source", str(source), "--jobs", "1", "--timeout", "15", "--budget", "30"],
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert result.returncode == 0, result.stderr[-3000:]
-    page = base / "out" / "feedback" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html"
-    assert page.is_file(), result.stderr[-3000:]
+    page = graded_feedback_page(tmp_path_factory.mktemp("offline-feedback"), STUDENT, ASSIGNMENT, notebook)
     text = page.read_text(encoding="utf-8")
     assert "Formulas" in text and "[tampering]" in text, "not nbgrader's feedback page with the grader's verdict"
     return page

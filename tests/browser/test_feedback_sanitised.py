@@ -6,15 +6,14 @@ frames, svg, a style sheet, a fixed "Score 6/6" overlay, a meta refresh, a base 
 cells, an output whose image metadata would add a handler, and honest Markdown. Screenshot:
 build/screenshots/feedback-sanitised-01-page.png.
 """
-import subprocess
-import sys
 import time
 
 import nbformat
 import pytest
 
-from tests.browser.jupyter_servers import ROOT, Screens, open_page
-from tests.fixtures.grading_course import SOURCES, write_sources
+from tests.browser.jupyter_servers import Screens, open_page
+from tests.browser.feedback_pages import graded_feedback_page
+from tests.fixtures.grading_course import SOURCES
 from tests.test_feedback_sanitiser import HONEST_MARKDOWN, HOSTILE_MARKDOWN, HOSTILE_RAW, IMAGE_OUTPUT
 
 STUDENT, ASSIGNMENT = "hostile", "fx-attn"
@@ -26,25 +25,13 @@ DISPLAY = f"from IPython.display import display\ndisplay({IMAGE_OUTPUT['data']!r
 @pytest.fixture(scope="module")
 def feedback(tmp_path_factory):
     """The feedback page of the hostile submission, graded by `autograder grade`."""
-    base = tmp_path_factory.mktemp("hostile-feedback")
-    source = write_sources(base / "source")
     notebook = SOURCES[ASSIGNMENT]()  # right answers: the score is 3 / 3, whatever the page shows
     notebook.cells += ([nbformat.v4.new_markdown_cell(HONEST_MARKDOWN)]
                        + [nbformat.v4.new_markdown_cell(payload) for payload in HOSTILE_MARKDOWN]
                        + [nbformat.v4.new_raw_cell(payload) for payload in HOSTILE_RAW]
                        + [nbformat.v4.new_raw_cell(payload, metadata={"raw_mimetype": "text/html"}) for payload in HOSTILE_RAW]
                        + [nbformat.v4.new_code_cell(DISPLAY)])
-    for number, cell in enumerate(notebook.cells):
-        cell.id = f"cell-{number:03d}"
-    folder = base / "submitted" / STUDENT / ASSIGNMENT
-    folder.mkdir(parents=True)
-    nbformat.write(notebook, str(folder / f"{ASSIGNMENT}.ipynb"))
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"),
-                             "--source", str(source), "--jobs", "1", "--timeout", "15", "--budget", "30"],
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert result.returncode == 0, result.stderr[-3000:]
-    page = base / "out" / "feedback" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html"
-    assert page.is_file(), result.stderr[-3000:]
+    page = graded_feedback_page(tmp_path_factory.mktemp("hostile-feedback"), STUDENT, ASSIGNMENT, notebook)
     text = page.read_text(encoding="utf-8")
     assert "Score: 3.0 / 3.0" in text and "Honest heading" in text, "not nbgrader's feedback page (a fallback page?)"
     return page
