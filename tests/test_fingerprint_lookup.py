@@ -8,7 +8,10 @@ the same cases with their inputs drawn anew (autograder.checks.core.fresh_inputs
 import torch
 
 from autograder.checks.core import UNITS, redrawn
-from tests.test_grading_platform import CELLS, judge, verdicts_of  # noqa: F401 -- judge is a fixture
+from tests import test_grading_platform
+from tests.test_grading_platform import verdicts_of
+
+judge = test_grading_platform.judge  # the platform tests' fixture: a judge with the sandbox, one per module
 
 LOOKUP = '''
 import torch
