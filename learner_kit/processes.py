@@ -3,10 +3,11 @@
 Each server forks the processes that run a learner's code. It keeps itself out of their reach
 (not dumpable: nothing it forks may trace it or read its memory), and after each notebook it
 kills whatever that notebook left running: in a sandbox of its own (its own pid namespace),
-every process but itself.
+every process but itself, and empties the folders that notebook could write (empty_folder).
 """
 import os
 import resource
+import shutil
 import signal
 import time
 
@@ -135,3 +136,43 @@ def resident_bytes(pids, limit=None):
         return sum(quick.values())
     exact = ((pid, _kb_fields(f"/proc/{pid}/smaps_rollup", b"Pss_Anon:", b"Pss_Shmem:")) for pid in pids)
     return sum(quick[pid] if share is None else share for pid, share in exact)  # unreadable: the bound
+
+
+# ---------------------------------------------------------------- files a notebook left
+
+
+def empty_folder(folder, keep=()):
+    """Remove everything in ``folder`` but the names in ``keep``, once the notebook's processes have ended
+    (nothing changes under us): folders it locked are unlocked first, links are removed, never followed."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in keep:
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                unlock(entry.path)
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+def unlock(folder):
+    """Make ``folder`` and every folder under it readable and writable to us (a notebook may lock them);
+    no link is followed."""
+    _chmod(folder)
+    for top, folders, _ in os.walk(folder):  # a folder is listed after its parent's turn has unlocked it
+        for name in folders:
+            if not os.path.islink(os.path.join(top, name)):
+                _chmod(os.path.join(top, name))
+
+
+def _chmod(path):
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass

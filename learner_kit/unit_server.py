@@ -451,22 +451,8 @@ def serve(control, pid_namespace, wire):
             processes.kill_all_others()
         shutil.rmtree(request["workdir"], ignore_errors=True)
         if sandbox_tmp is not None:  # nothing a notebook wrote into the sandbox's /tmp meets the next one
-            empty_folder(SANDBOX_TMP, keep=sandbox_tmp)
+            processes.empty_folder(SANDBOX_TMP, keep=sandbox_tmp)
         wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status), "reason": reason}))
-
-
-def empty_folder(folder, keep=()):
-    """Remove everything in ``folder`` but the names in ``keep`` (links are removed, never followed)."""
-    for entry in os.scandir(folder):
-        if entry.name in keep:
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
-            try:
-                os.unlink(entry.path)
-            except OSError:
-                pass
 
 
 def main():

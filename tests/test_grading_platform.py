@@ -178,7 +178,8 @@ def test_memory_shared_by_forks_counts_once():
 
 def test_nothing_a_notebook_writes_in_tmp_meets_the_next(judge):
     """The unit server's sandbox lives for the whole job: its /tmp (HOME too) is emptied between notebooks."""
-    plant = "import os\nos.makedirs('/tmp/.stash/deeper', exist_ok=True)\nopen('/tmp/.stash/deeper/x', 'w').write('x')\n"
+    plant = ("import os\nos.makedirs('/tmp/.stash/deeper', exist_ok=True)\nopen('/tmp/.stash/deeper/x', 'w').write('x')\n"
+             "os.chmod('/tmp/.stash/deeper', 0)\nos.chmod('/tmp/.stash', 0)\n")  # locked: it must be unlocked to go
     assert all(passed for passed, _ in verdicts_of(judge, plant + RIGHT).values())
     probe = "import os\nassert not os.path.exists('/tmp/.stash'), os.listdir('/tmp')\n"
     verdicts = verdicts_of(judge, probe + RIGHT)

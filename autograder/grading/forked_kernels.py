@@ -15,7 +15,6 @@ kernel-server.log up to LOG_BYTES: the sandbox holds no file of the grader's.
 """
 import json
 import os
-import shutil
 import signal
 import socket
 import stat
@@ -33,6 +32,7 @@ from nbgrader.preprocessors import Execute
 from autograder.grading import sandbox
 from autograder.grading.limits import kill_group, limiter
 from autograder.paths import ROOT
+from learner_kit import processes
 
 KERNEL_FILE_MB = 64  # the largest file a grading kernel may write (RLIMIT_FSIZE)
 SHARED_BYTES = 64 * 2**20  # what the kernels may write into the socket folder they share with the grader
@@ -129,17 +129,9 @@ class KernelServer:
         return self.ask(request)["pid"]
 
     def empty_shared(self):
-        """Remove what the last notebook left in the shared folder (its processes have all ended, so nothing
-        there changes under us: folders it locked are unlocked, no link is followed)."""
-        for entry in list(os.scandir(self.ipc_dir)) if self.ipc_dir and self.ipc_dir.is_dir() else ():
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    unlock(entry.path)
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
+        """Remove what the last notebook left in the shared folder (its processes have all ended)."""
+        if self.ipc_dir:
+            processes.empty_folder(self.ipc_dir)
 
     def shared_usage(self):
         """(bytes, entries) the kernels have put into the folder they share with the grader, its whole tree (no
@@ -202,23 +194,6 @@ def drain(output, log_path, limit=LOG_BYTES):
                 except OSError:  # a full disk: drop the rest, but keep the pipe flowing
                     room = 0
             room -= len(chunk)
-
-
-def unlock(folder):
-    """Make ``folder`` and every folder under it readable and writable to us (a notebook may lock them);
-    no link is followed."""
-    _chmod(folder)
-    for top, folders, _ in os.walk(folder):  # a folder is listed after its parent's turn has unlocked it
-        for name in folders:
-            if not os.path.islink(os.path.join(top, name)):
-                _chmod(os.path.join(top, name))
-
-
-def _chmod(path):
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
 
 
 KERNELS = KernelServer()  # one per worker process
