@@ -180,12 +180,20 @@ def check(unit_name, candidate, aspect):
         raise ValueError(f"no checks for unit {unit_name!r}; known units: {known}")
     if aspect not in spec.cases:
         raise ValueError(f"{unit_name} has no aspect {aspect!r}; it has: {', '.join(spec.cases)}")
-    failure = _failure(_Checker(spec, candidate, aspect), aspect)
-    if failure is not None and spec.stand_ins and _failure(_Checker(spec, candidate, aspect, stand_ins=True), aspect) is None:
-        failure = None  # right with right parts: the learner's own part is to blame, and loses its own points
+    failure = _own_failure(spec, lambda stand_ins: _failure(_Checker(spec, candidate, aspect, stand_ins=stand_ins),
+                                                            aspect))
     if failure is not None:
         raise failure.with_traceback(None)  # the message is the point, not the checks' frames
     print(tr("✓ {unit}: {aspect} passed", unit=unit_name, aspect=aspect))
+
+
+def _own_failure(spec, failure):
+    """``failure(stand_ins)``'s CheckFailure with the learner's own parts, unless the unit is right with the
+    course's stand-ins for the graded modules it builds: then its own part is to blame, and loses its own points."""
+    found = failure(False)
+    if found is not None and spec.stand_ins and failure(True) is None:
+        return None
+    return found
 
 
 def devices_to_try(candidate):
@@ -239,8 +247,8 @@ def fresh_inputs_problem(unit_name, candidate, seed=20261125):
                 return caught
         return None
 
-    found = failure(stand_ins=False)
-    if found is None or (spec.stand_ins and failure(stand_ins=True) is None):
+    found = _own_failure(spec, failure)
+    if found is None:
         return ""
     return tr("On new inputs of the same shapes (the grader's own, not the notebook's): {message}", message=str(found))
 

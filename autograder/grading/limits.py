@@ -26,15 +26,3 @@ def kill_group(process):
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def describe_exit(returncode, timed_out, wall_s):
-    if returncode is None:
-        return "the checking process stopped answering"
-    if timed_out:
-        return f"it ran past the {wall_s} s time limit and was stopped"
-    if returncode is not None and returncode < 0:
-        name = signal.Signals(-returncode).name
-        hint = {"SIGXCPU": " (CPU time limit)", "SIGXFSZ": " (file size limit)", "SIGKILL": " (killed, perhaps out of memory)"}
-        return f"the process was ended by {name}{hint.get(name, '')}"
-    return f"the process exited early (status {returncode}), e.g. through os._exit or sys.exit"
