@@ -12,7 +12,7 @@ import pytest
 
 from autograder.grading.feedback_page import MATHML, MathBudget, sanitise_html, typeset
 from autograder.grading.scratch import ERROR_OUTPUT
-from tests.test_feedback_sanitiser import Elements
+from tests.test_feedback_sanitiser import Elements, feedback_page
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKDOWN = r"""## Attention
@@ -55,28 +55,6 @@ def unit_cells():
         graded("add-hidden-values", [grader_message("[runtime-error] add(2, 3) raised TypeError.")]),
         graded("add-hidden-grad", [grader_message("[runtime-error] add(2, 3) raised TypeError.")]),
     ]
-
-
-def feedback_page(cells, tmp_path, language="en"):
-    """The feedback HTML of a notebook of ``cells`` written in ``language``, by nbgrader's template, filters and
-    preprocessors as config.scratch_config sets them (less GetGrades, which needs a gradebook)."""
-    from nbconvert.exporters import HTMLExporter
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.coursedir import CourseDirectory
-    from nbgrader.preprocessors import GetGrades
-
-    from autograder.grading.config import Settings, scratch_config
-
-    config = scratch_config(Settings(), tmp_path, "sqlite://")
-    feedback = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)  # sets its template
-    exporter = HTMLExporter(parent=feedback, config=feedback.config)
-    for step in config.GenerateFeedback.preprocessors:
-        if step is not GetGrades:
-            exporter.register_preprocessor(step, enabled=True)
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"course_language": language})
-    page, _ = exporter.from_notebook_node(notebook, resources={"nbgrader": {
-        "notebook": "unit", "score": 0.0, "max_score": 3.0, "late_penalty": 0}})
-    return page
 
 
 def body_of(page):

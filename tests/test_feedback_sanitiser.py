@@ -104,9 +104,9 @@ def test_output_metadata_keeps_numbers_only():
     assert cell.outputs[0].metadata == {"image/png": {"height": 10}}
 
 
-def feedback_page(cells, tmp_path):
-    """The feedback HTML of a notebook of ``cells``, by nbgrader's template, filters and preprocessors as
-    config.scratch_config sets them (less GetGrades, which needs a gradebook: its scores are given)."""
+def feedback_page(cells, tmp_path, language="en"):
+    """The feedback HTML of a notebook of ``cells`` (in ``language``), by nbgrader's template, filters and
+    preprocessors as config.scratch_config sets them (less GetGrades, which needs a gradebook: its scores are given)."""
     from nbconvert.exporters import HTMLExporter
     from nbgrader.converters import GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
@@ -120,9 +120,9 @@ def feedback_page(cells, tmp_path):
     for step in config.GenerateFeedback.preprocessors:
         if step is not GetGrades:
             exporter.register_preprocessor(step, enabled=True)
-    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"course_language": language})
     page, _ = exporter.from_notebook_node(notebook, resources={"nbgrader": {
-        "notebook": "hostile", "score": 1.0, "max_score": 6.0, "late_penalty": 0}})
+        "notebook": "unit", "score": 1.0, "max_score": 6.0, "late_penalty": 0}})
     return page
 
 

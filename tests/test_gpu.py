@@ -8,9 +8,8 @@ import pytest
 import torch
 
 from autograder.checks.core import UNITS, devices_to_try
-from autograder.grading.config import Settings
-from autograder.grading.verify import Verifier
 from learner_kit import harness
+from tests.test_judge import serving_judge
 from tests.zoo import load_all, run_check
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="no usable GPU here")]
@@ -20,10 +19,7 @@ MUTANTS_PER_UNIT = 4  # a sample: the first variant of the first few known mista
 
 @pytest.fixture(scope="module")
 def judge():
-    judge = Verifier(Settings(notebook_budget_s=120), cell_timeout=60)
-    judge.start()
-    yield judge
-    judge.close()
+    yield from serving_judge(120, 60)
 
 
 def test_the_sandboxed_child_runs_on_the_gpu(judge):

@@ -12,12 +12,11 @@ import pytest
 import torch
 
 from autograder.checks.core import devices_to_try
-from autograder.grading.config import Settings
 from autograder.grading.judge import exit_reason
-from autograder.grading.verify import Verifier, submitted_answers
+from autograder.grading.verify import submitted_answers
 from autograder.paths import SOLUTIONS
 from learner_kit import harness
-from tests.test_judge import attention_source, notebook, with_answer
+from tests.test_judge import attention_source, notebook, serving_judge, with_answer
 
 UNIT = "scaled_dot_product_attention"
 CELLS = ("visible", "hidden-values", "hidden-masks", "hidden-float64", "hidden-grad", "hidden-device", "hidden-properties")
@@ -45,10 +44,7 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 
 @pytest.fixture(scope="module")
 def judge():
-    judge = Verifier(Settings(notebook_budget_s=60), cell_timeout=20)
-    judge.start()
-    yield judge
-    judge.close()
+    yield from serving_judge(60, 20)
 
 
 def verdicts_of(judge, answer):

@@ -45,12 +45,17 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
 '''
 
 
-@pytest.fixture(scope="module")
-def judge():
-    judge = Verifier(Settings(notebook_budget_s=20), cell_timeout=10)
+def serving_judge(budget_s, cell_timeout):
+    """A judge with its unit server (in the sandbox) for a module's tests: a fixture yields from it."""
+    judge = Verifier(Settings(notebook_budget_s=budget_s), cell_timeout=cell_timeout)
     judge.start()
     yield judge
     judge.close()
+
+
+@pytest.fixture(scope="module")
+def judge():
+    yield from serving_judge(20, 10)
 
 
 def notebook(folder, assignment):
