@@ -89,3 +89,32 @@ def test_a_composite_module_is_judged_with_stand_ins_when_its_parts_are_wrong(ca
     assert "Note: your Encoder is right" in printed and "fix `EncoderLayer` first" in printed
     namespace["Encoder"].forward = lambda self, x, mask=None: x  # a wrong Encoder stays wrong
     assert visible_problem("Encoder", namespace["Encoder"])
+
+
+def test_a_specific_checks_message_keeps_the_static_hints():
+    """When a notebook's own check names the mistake, what a linter sees in the unit's cell still follows."""
+    import linecache
+
+    from learner_kit import static_hints
+    from learner_kit.messages import format_message
+
+    if static_hints._ruff_bin() is None:
+        pytest.skip("ruff is not installed")
+    source = ("def make_subsequent_mask(size, device=None):\n"
+              "    unused = 1\n"
+              "    return torch.ones(1, size, size, dtype=torch.bool, device=device).tril(1)\n")
+    filename = "/tmp/ipykernel_0/specific-hints.py"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {"__name__": "__main__", "torch": torch}
+    exec(compile(source, filename, "exec"), namespace)
+    unit = namespace["make_subsequent_mask"]
+
+    def no_future_key():  # names a mistake where the stored cases find only wrong values
+        assert not unit(3)[0].triu(1).any(), format_message("mask-causal-transposed", "query 0 sees key 1")
+
+    assert visible_problem("make_subsequent_mask", unit).startswith("[wrong-values]")
+    with pytest.raises(AssertionError) as failure:
+        check_visible("make_subsequent_mask", unit, no_future_key)
+    message = str(failure.value)
+    assert message.startswith("[mask-causal-transposed]")
+    assert f"{static_hints.INTRO}\n- Line 2:" in message and "`unused`" in message

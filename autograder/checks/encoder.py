@@ -359,6 +359,13 @@ def _table_mistakes(table):
     positions, d_model = table.shape
     if positions < 3 or d_model % 2:
         return (), ""
+    empty = [c for c in range(d_model) if not bool(table[:, c].any())]
+    if empty:  # sin(0·pos) fits a column of zeros, but what shows is a feature never filled in
+        return (), (tr("features {features} are 0 at every position: each feature holds a sine or a cosine of the "
+                       "position (sin at the even features 2i, cos at the odd ones 2i+1).", features=_features(empty))
+                    if len(empty) > 1 else
+                    tr("feature {features} is 0 at every position: each feature holds a sine or a cosine of the "
+                       "position (sin at the even features 2i, cos at the odd ones 2i+1).", features=_features(empty)))
     waves, fits = [], []
     for column in table.T:
         for name, wave in (("sin", torch.sin), ("cos", torch.cos)):

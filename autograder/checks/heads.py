@@ -57,6 +57,8 @@ class _MultiHeadAttention(reference.MultiHeadAttention):
                    for layer, role in zip(self.projections, self.roles))
         if self.scale == "d_model":  # the attention divides by sqrt(d_k); this makes it sqrt(d_model)
             q = q / math.sqrt(self.n_head)
+        elif self.scale == "twice":  # q divided by sqrt(d_k) before the attention divides again: by d_k in all
+            q = q / math.sqrt(q.size(-1))
         out, self.attn = reference.scaled_dot_product_attention(q, k, v, mask, self.dropout)
         merged = _merge(out, transpose=self.merge_transposes)
         return self.w_o(merged) if self.output_projection else merged
@@ -74,7 +76,12 @@ MHA_MUTANTS = {
                            for p in (("w_q", "w_q", "w_v"), ("w_q", "w_k", "w_q"), ("w_q", "w_q", "w_q"))),
     "mha-no-output-proj": (_variant(output_projection=False),),
     "mha-scale-dmodel": (_variant(scale="d_model"),),
-    "mha-qkv-swapped": tuple(_variant(roles=r) for r in itertools.permutations(range(3)) if r != (0, 1, 2)),
+    # inputs in the wrong roles: swapped, or (the query kept) one fed where another belongs (`w_v(key)`)
+    "mha-qkv-swapped": tuple(_variant(roles=r) for r in dict.fromkeys(
+        (*itertools.permutations(range(3)), *((0, *rest) for rest in itertools.product(range(3), repeat=2))))
+        if r != (0, 1, 2)),
+    # the scores divided by sqrt(d_k) twice (q scaled before the attention function scales): d_k in all
+    "sdpa-scale-dk": (_variant(scale="twice"),),
 }
 
 

@@ -152,6 +152,20 @@ class PECosFirst(_Sinusoid):
         return pe
 
 
+@bug("PositionalEncoding", "wrong-values", "values")
+class PECosineOverwritesTheSines(_Sinusoid):
+    """`0::2` typed twice: the cosines overwrite the sines and the odd features stay 0. A column of zeros
+    fits sin(0·pos), which once named it swapped *and* of a wrong frequency (issue 25): it is neither."""
+
+    def table(self, d_model, max_len):
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(max_len).unsqueeze(1)
+        div_term = 10000 ** (torch.arange(0, d_model, 2) / d_model)
+        pe[:, 0::2] = torch.sin(position / div_term)
+        pe[:, 0::2] = torch.cos(position / div_term)
+        return pe
+
+
 @bug("PositionalEncoding", "pe-wrong-frequency", "properties")  # values: wrong-values (float32 sin of angles ~1e5 matches no mutant)
 class PEMultipliesByFrequency(_Sinusoid):
     """pos * 10000^(2i/d) instead of pos / 10000^(2i/d)."""

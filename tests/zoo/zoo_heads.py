@@ -203,6 +203,27 @@ class MHALoopAssumingFourDimensionalMasks(_Base):
         return self.w_o(torch.cat(outs, dim=-1))
 
 
+@bug("MultiHeadAttention", "mha-qkv-swapped", "values", "masks")
+class MHAValueFromKey(MHAViewContiguous):
+    """v = w_v(key): the value projection reads the key argument (issue 25: once only [wrong-values])."""
+
+    def forward(self, query, key, value, mask=None):
+        q, k, v = self.split(self.w_q(query)), self.split(self.w_k(key)), self.split(self.w_v(key))
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return self.w_o(out.transpose(1, 2).reshape(query.size(0), -1, self.d_model))
+
+
+@bug("MultiHeadAttention", "sdpa-scale-dk", "values", "masks")
+class MHAQueryScaledTwice(MHAViewContiguous):
+    """q divided by sqrt(d_k) before the attention function divides again: by d_k in all (issue 25)."""
+
+    def forward(self, query, key, value, mask=None):
+        q = self.split(self.w_q(query)) / math.sqrt(self.d_k)
+        k, v = self.split(self.w_k(key)), self.split(self.w_v(value))
+        out, self.attn = _attention(q, k, v, mask, self.dropout)
+        return self.w_o(out.transpose(1, 2).reshape(query.size(0), -1, self.d_model))
+
+
 # ------------------------------------------------------------------ found by the learner walkthrough (issue 16)
 
 

@@ -60,6 +60,14 @@ TRANSLATIONS = {
     "{wave}({w:.4g}·pos) where it should be {wave}({paper_w:.4g}·pos).":
         "특성 {features}의 주파수가 1/10000^(2i/d_model)과 다릅니다. 특성 {c}의 값은 {wave}({w:.4g}·pos)를 "
         "따르는데, {wave}({paper_w:.4g}·pos)여야 합니다.",
+    "features {features} are 0 at every position: each feature holds a sine or a cosine of the position (sin at "
+    "the even features 2i, cos at the odd ones 2i+1).":
+        "특성 {features}의 값이 모든 위치에서 0입니다. 각 특성에는 위치의 사인 또는 코사인이 들어가야 합니다(짝수 특성 "
+        "2i에는 sin, 홀수 특성 2i+1에는 cos).",
+    "feature {features} is 0 at every position: each feature holds a sine or a cosine of the position (sin at "
+    "the even features 2i, cos at the odd ones 2i+1).":
+        "특성 {features}의 값이 모든 위치에서 0입니다. 각 특성에는 위치의 사인 또는 코사인이 들어가야 합니다(짝수 특성 "
+        "2i에는 sin, 홀수 특성 2i+1에는 cos).",
     "feature {features} turns at other frequencies than 1/10000^(2i/d_model): feature {c} goes as "
     "{wave}({w:.4g}·pos) where it should be {wave}({paper_w:.4g}·pos).":
         "특성 {features}의 주파수가 1/10000^(2i/d_model)과 다릅니다. 특성 {c}의 값은 {wave}({w:.4g}·pos)를 "
