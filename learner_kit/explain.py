@@ -13,8 +13,10 @@ The test's own assertions (raised in the test cell, not in the learner's code) p
 unchanged.
 """
 import contextlib
+import re
 
 from learner_kit import harness
+from learner_kit.i18n import tr
 from learner_kit.messages import TestFailed, format_message
 
 
@@ -29,3 +31,66 @@ def explain_errors(*units):
             if getattr(error, "learner_line", ""):
                 raise TestFailed(format_message("runtime-error", harness.describe_error(error))) from None
         raise
+
+
+# ---------------------------------------------------------------- an answer cell that Python could not read
+# A cell with a SyntaxError defines nothing: the test below then says `NameError: name 'Encoder' is not
+# defined` (first run) or judges the definition an earlier run left ([not-implemented] for the blank).
+# IPython keeps every cell it was asked to run (`In`), readable or not: the latest cell that defines the
+# unit tells whether the unit's answer cell ran.
+
+
+def _shell():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def _defines(source, name):
+    return re.search(rf"^(?:class|def)\s+{re.escape(name)}\b", source, flags=re.MULTILINE) is not None
+
+
+def unrun_answer(name, shell=None):
+    """The course's message when the last cell run that defines `name` (class or def) could not be read by Python
+    (a SyntaxError), else ''. Outside IPython, ''."""
+    shell = shell or _shell()
+    history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
+    if not isinstance(history, list):
+        return ""
+    source = next((cell for cell in reversed(history) if isinstance(cell, str) and _defines(cell, name)), None)
+    if source is None:
+        return ""
+    try:
+        compile(shell.transform_cell(source), "<answer cell>", "exec")
+    except SyntaxError as error:
+        line = (error.text or "").strip()
+        where = (tr("line {number} of that cell, `{line}`", number=error.lineno, line=line) if line else
+                 tr("line {number} of that cell", number=error.lineno))
+        defined = name in shell.user_ns
+        return format_message("runtime-error", tr(
+            "The answer cell that defines {name} did not run: Python cannot read it ({kind} at {where}: {why}). "
+            "Until it runs, this test judges {what}. Fix that line, run the answer cell, then this test again.",
+            name=name, kind=type(error).__name__, where=where, why=error.msg,
+            what=tr("the {name} of an earlier run", name=name) if defined else tr("nothing: {name} is not defined", name=name)))
+    except Exception:  # noqa: BLE001 - a cell IPython cannot transform: nothing to say here
+        return ""
+    return ""
+
+
+def _after_cell(result):
+    """IPython's post_run_cell event: after a cell that stopped on a NameError, say so when the name's answer cell
+    could not be read (the NameError's traceback stays above it)."""
+    error = getattr(result, "error_in_exec", None)
+    name = getattr(error, "name", None) if isinstance(error, NameError) else None
+    message = unrun_answer(name) if isinstance(name, str) else ""
+    if message:
+        print(message)
+
+
+def watch_unrun_answers():
+    """In IPython, tell a NameError of a unit whose answer cell could not be read as such (once per kernel)."""
+    shell = _shell()
+    if shell is not None and _after_cell not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _after_cell)

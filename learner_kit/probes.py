@@ -27,6 +27,18 @@ def call_method(module, method, *args):
         return target(*args)
 
 
+def _fresh(module, init):
+    """A new instance of the module's class (or of `module`, a class), built with `init`. Where the module was built
+    from the course's stand-ins (learner_kit/stand_ins.py: the checks judge a composite with them in place of the
+    learner's own parts), the new one is built from them too: a composite's checks do not depend on its parts."""
+    from learner_kit.stand_ins import STAND_INS
+
+    cls = module if isinstance(module, type) else type(module)
+    kinds = {type(m) for m in module.modules()} if isinstance(module, nn.Module) else set()
+    with harness.bound(cls, {name: stand_in for name, stand_in in STAND_INS.items() if stand_in in kinds}):
+        return cls(*init)
+
+
 def noise_for(parameter):
     """Seeded noise of a parameter's shape (the seed is its size): the same on both sides of the sandbox."""
     generator = torch.Generator().manual_seed(parameter.numel())
@@ -72,7 +84,7 @@ def fresh_buffer(module, init, name, seed=0):
     """
     with harness.isolated():
         harness.seed(seed)
-        fresh = (module if isinstance(module, type) else type(module))(*init)
+        fresh = _fresh(module, init)
     value = getattr(fresh, name, None)
     if name in dict(fresh.named_buffers()):
         kind = "buffer"
@@ -88,7 +100,7 @@ def fresh_parameters(module, init, seed=0):
     """{name: parameter} of a fresh instance of the module's class, built with `init` after seeding torch."""
     with harness.isolated():
         torch.manual_seed(seed)
-        fresh = type(module)(*init)
+        fresh = _fresh(module, init)
     return {name: p.detach().clone() for name, p in fresh.named_parameters()}
 
 
@@ -119,7 +131,7 @@ def training_call(module, init, seed, *args):
     Whether a constructor's dropout argument reaches the module's dropouts shows in how they differ."""
     with harness.isolated():
         torch.manual_seed(0)
-        fresh = type(module)(*init)
+        fresh = _fresh(module, init)
         with torch.no_grad():
             torch.manual_seed(seed)
             evaluation = fresh.eval()(*args)
@@ -143,8 +155,36 @@ def call_dropping(module, names, *args):
             dropouts[name].p, dropouts[name].training = p, training
 
 
-PROBES = {f.__name__: f for f in (call, call_method, with_noise, module_list, tensor_attributes,
-                                  fresh_buffer, fresh_parameters, call_dropping_all, training_call, call_dropping)}
+def input_reaching(module, submodule, rate, *args):
+    """What module.<submodule> receives (its first argument) when the module runs on `args` without gradients, in
+    training mode, with every nn.Dropout submodule at `rate`; rates, modes and hooks are restored afterwards. None
+    when the submodule is not called (e.g. its weights are used through F.linear) or not found."""
+    try:
+        target = module.get_submodule(submodule)
+    except AttributeError:
+        return None
+    modules = list(module.modules())
+    dropouts = [m for m in modules if isinstance(m, nn.Dropout)]
+    saved, modes, seen = [m.p for m in dropouts], [m.training for m in modules], []
+    handle = target.register_forward_pre_hook(
+        lambda _, inputs: seen.append(inputs[0].detach().clone()) if inputs and isinstance(inputs[0], torch.Tensor) else None)
+    try:
+        for one in modules:
+            one.training = True
+        for dropout in dropouts:
+            dropout.p = rate
+        call(module, *args)
+    finally:
+        handle.remove()
+        for dropout, p in zip(dropouts, saved):
+            dropout.p = p
+        for one, training in zip(modules, modes):
+            one.training = training
+    return seen[0] if seen else None
+
+
+PROBES = {f.__name__: f for f in (call, call_method, with_noise, module_list, tensor_attributes, fresh_buffer,
+                                  fresh_parameters, call_dropping_all, training_call, call_dropping, input_reaching)}
 
 
 def probe(name, module, *args):

@@ -113,11 +113,16 @@ def _masked_mean(values, mask, length_q):
 
 
 def _refuse_what_the_layer_refuses(d_model, n_head, d_ff, dropout):
-    """Raise what the real layer raises when its arguments are in the wrong places: a float where a size
-    belongs (EncoderLayer(d_model, n_head, dropout) puts the rate in d_ff), a rate outside [0, 1]. Otherwise
-    a stack that calls its layers so would pass with the stand-in, and the note would blame the layer."""
+    """Raise what a right layer raises when its arguments are in the wrong places: a float where a size
+    belongs (EncoderLayer(d_model, n_head, dropout) puts the rate in d_ff), a rate outside [0, 1], a head count
+    that does not divide d_model (EncoderLayer(d_model, d_ff, n_head, dropout) puts d_ff in n_head: a right
+    MultiHeadAttention cannot split d_model into that many heads). Otherwise a stack that builds its layers so
+    would pass with the stand-in, and the note would blame the layer."""
     torch.empty((0, d_model, n_head, d_ff))  # TypeError for a float size, as nn.Linear gives
     nn.Dropout(dropout)  # ValueError for a rate outside [0, 1]
+    if n_head <= 0 or d_model % n_head:
+        raise ValueError(f"d_model = {d_model} cannot be split into n_head = {n_head} heads: is n_head the second "
+                         "argument (d_model, n_head, d_ff, dropout)?")
 
 
 class StandInEncoderLayer(nn.Module):

@@ -19,7 +19,7 @@ from importlib import resources
 
 import torch
 
-from learner_kit import harness, i18n, static_hints
+from learner_kit import explain, harness, i18n, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
 from learner_kit.messages import TestFailed, format_message
@@ -42,16 +42,35 @@ def check_visible(unit_name, candidate, *specific_checks):
     code during a specific check is reported as a [runtime-error] with the line that raised it,
     and a check that cannot run on results already found wrong gives way to what was found.
     """
+    _VERDICTS[unit_name] = (candidate, False)  # until this test has passed, later cells treat the unit as failing
+    unrun = explain.unrun_answer(unit_name)  # its answer cell has a SyntaxError: `candidate` is an earlier run's
+    if unrun:
+        raise TestFailed(unrun)
     message = visible_problem(unit_name, candidate)
     if message and not _is_generic(message):
         raise TestFailed(message)
     for specific in specific_checks:
         found = _specific_problem(specific, candidate)
         if found and (not message or found[1]):
-            raise TestFailed(found[0]) from None
+            raise TestFailed(_with_hints(found[0], candidate)) from None
     if message:
         raise TestFailed(message)
+    _VERDICTS[unit_name] = (candidate, True)
     print(tr("All visible tests passed for {unit}.", unit=unit_name))
+
+
+# unit name -> (the candidate its visible test last judged, whether it passed), for passed() below.
+_VERDICTS = {}
+
+
+def passed(unit_name, candidate):
+    """Whether a later cell may use ``candidate``: the verdict of the unit's own visible test cell (its
+    specific checks included) when that cell last judged this very object, else the stored cases' verdict
+    (the test cell has not run on it: e.g. the answer cell was run again after the test)."""
+    judged, verdict = _VERDICTS.get(unit_name, (None, None))
+    if judged is candidate:
+        return verdict
+    return not visible_problem(unit_name, candidate)
 
 
 # Ids that say what is wrong but not which mistake made it: a named mistake outranks them.
@@ -91,8 +110,14 @@ def visible_problem(unit_name, candidate):
     (learner_kit/static_hints.py): `self.w_q == nn.Linear(...)`, `super.__init__()`, ...
     """
     message = _visible_problem(unit_name, candidate)
-    if not message or message.startswith("[not-implemented]") or isinstance(candidate, harness.Remote):
-        return message  # the grader (judge.py) adds the hints of a Remote unit's cell itself
+    return _with_hints(message, candidate) if message else message  # the grader adds a Remote unit's hints itself
+
+
+def _with_hints(message, candidate):
+    """`message` with what a linter sees in the unit's cell (as visible_problem adds it), so that a specific
+    check's message keeps the line-level hints."""
+    if message.startswith("[not-implemented]") or isinstance(candidate, harness.Remote):
+        return message
     return message + static_hints.appendix(static_hints.unit_hints(candidate))
 
 
@@ -207,3 +232,6 @@ def case_label(case_data):
 
 def _outcome(stored):
     return Outcome(outputs=stored["outputs"]) if "outputs" in stored else Outcome(error_type=stored["error"])
+
+
+explain.watch_unrun_answers()  # in a notebook, a NameError of a unit whose answer cell Python could not read says so

@@ -145,3 +145,45 @@ def test_a_stack_that_calls_its_layer_with_a_float_size_is_blamed_not_the_layer(
     assert message.startswith("[runtime-error]") and "A size reached PyTorch as a float" in message, message
     assert "EncoderLayer(d_model, n_head, dropout)" in message
     assert "Note" not in capsys.readouterr().out
+
+
+# A notebook session: the setup cell, then an answer cell Python cannot read, then its test; again after the
+# blank (a stub) ran once. Run in a child process: an IPython shell in this one would change how others behave.
+UNREADABLE_ANSWER_SESSION = r'''
+import json
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+shell = InteractiveShell.instance()
+shell.run_cell("import torch\nfrom torch import nn\nfrom learner_kit.visible import check_visible\n", store_history=True)
+UNREADABLE = "class LayerNorm(nn.Module):\n    def __init__(self, d_model, eps=1e-5):\n        super().__init__(\n        self.eps = eps\n"
+STUB = "class LayerNorm(nn.Module):\n    def __init__(self, d_model, eps=1e-5):\n        raise NotImplementedError()\n"
+TEST = 'check_visible("LayerNorm", LayerNorm)'
+said = {}
+for label, cell in (("first", UNREADABLE), ("first", TEST), ("stub", STUB), ("again", UNREADABLE), ("again", TEST)):
+    with capture_output() as shown:
+        result = shell.run_cell(cell, store_history=True)
+    said[label] = [type(result.error_in_exec).__name__, str(result.error_in_exec), shown.stdout]
+print(json.dumps(said))
+'''
+
+
+def test_an_answer_cell_python_cannot_read_is_named_by_its_test():
+    """First run: the test's NameError is followed by the course's message; after the blank ran once, the test
+    says the answer cell did not run instead of judging the stub ([not-implemented])."""
+    import json
+    import subprocess
+    import sys
+
+    ran = subprocess.run([sys.executable, "-c", UNREADABLE_ANSWER_SESSION], capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert ran.returncode == 0, ran.stderr
+    said = json.loads(ran.stdout.strip().splitlines()[-1])
+    error, _, shown = said["first"]
+    assert error == "NameError", said["first"]
+    assert "The answer cell that defines LayerNorm did not run" in shown and "LayerNorm is not defined" in shown, shown
+    assert "SyntaxError at line 3 of that cell, `super().__init__(`" in shown, shown
+    error, message, _ = said["again"]
+    assert error == "TestFailed" and "[not-implemented]" not in message, said["again"]
+    assert "The answer cell that defines LayerNorm did not run" in message and "the LayerNorm of an earlier run" in message
+    assert "'(' was never closed" in message, message

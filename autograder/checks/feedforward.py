@@ -4,7 +4,9 @@ Dimensions all differ (B=2, L=3, d_model=8, d_ff=12). With the default initialis
 about half the hidden and output values are negative, so a missing or misplaced ReLU
 changes many of them. The weights get noise, so that a module whose layers have other names than
 w_1 and w_2 (and keep their own initial weights) gives other results and is told so. Properties:
-changing one position changes only its output; the dropout, set to drop everything, leaves w_2's bias.
+changing one position changes only its output (and running again changes nothing: dropout is off in evaluation
+mode); the dropout, set to drop everything, leaves w_2's bias; at p = 0.5 it scales what reaches w_2 by 2, not 4
+(dropout applied twice).
 """
 import torch
 
@@ -37,14 +39,20 @@ def _x(seed, dtype=torch.float32, grad=False, length=L):
 
 
 def _position_wise(outcome, case):
-    """Changing x at position 0 changes the output at position 0 only."""
+    """Changing x at position 0 changes the output at position 0 only (and running on x again changes nothing:
+    else the comparison says nothing about positions, and dropout acts in evaluation mode)."""
     changed = case.inputs["x"].detach().clone()
     changed[:, 0] += 1.0
     with harness.isolated(), torch.no_grad():
         try:
+            again = probes.probe("call", outcome.instance, case.inputs["x"].detach().clone())
             out = probes.probe("call", outcome.instance, changed)
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
             return tr("Run on x changed at position 0, your code raised {error}", error=harness.describe_error(error))
+    if isinstance(again, torch.Tensor) and not harness.close(again, outcome.outputs["output"]):
+        return tr("In evaluation mode (after .eval()), your FFN gives another output each time it runs on the same x: "
+                  "something random acts outside training. Is dropout called as F.dropout(h, p) without "
+                  "training=self.training? The `dropout` submodule switches off in evaluation mode by itself.")
     if not isinstance(out, torch.Tensor) or not harness.close(out[:, 1:], outcome.outputs["output"][:, 1:]):
         return tr("Changing x at position 0 changed the output at other positions: each position should go "
                   "through the network on its own, without seeing the others.")
@@ -78,6 +86,30 @@ def _dropout_on_hidden(outcome, case):
     return ""
 
 
+def _dropout_once(outcome, case):
+    """In training mode with dropout p = 0.5, each positive hidden activation that reaches w_2 is dropped (0) or
+    scaled by 1/(1-p) = 2; every kept one scaled by 1/(1-p)² = 4 was dropped twice (kept with probability (1-p)²,
+    which values in evaluation mode and dropping everything cannot see). A learner's own fixed rate gives its own
+    scale, never exactly 4, so no right answer fails; nothing is said when w_2 is not called as a module."""
+    x, rate = case.inputs["x"].detach(), 0.5
+    try:
+        hidden = probes.probe("call_method", outcome.instance, "w_1", x)
+        reached = probes.probe("input_reaching", outcome.instance, "w_2", rate, x)
+    except Exception:  # noqa: BLE001 - no w_1 or w_2 to read: other checks name the interface
+        return ""
+    if not isinstance(hidden, torch.Tensor) or not isinstance(reached, torch.Tensor) or reached.shape != hidden.shape:
+        return ""
+    active = torch.relu(hidden.double())
+    kept = (reached.double().abs() > 0) & (active > 1e-3)
+    scale = reached.double()[kept] / active[kept]
+    if bool(kept.any()) and harness.close(scale, torch.full_like(scale, 1 / (1 - rate) ** 2)):
+        return tr("With dropout p = {p} in training mode, the hidden activations that reach w_2 are scaled by "
+                  "1/(1-p)² = {twice:g} instead of 1/(1-p) = {once:g}, and only about {fraction:.0%} of them are kept: "
+                  "dropout is applied twice. Apply the `dropout` submodule once, between the ReLU and w_2.",
+                  p=rate, twice=1 / (1 - rate) ** 2, once=1 / (1 - rate), fraction=float(kept.sum() / (active > 1e-3).sum()))
+    return ""
+
+
 register(UnitSpec(
     name="PositionwiseFeedForward",
     init=(D_MODEL, D_FF),
@@ -97,6 +129,6 @@ register(UnitSpec(
                                         variant_class(_FeedForward, output_relu=True)),
     },
     knobbed=_FeedForward,
-    properties=(_position_wise, _dropout_on_hidden),
+    properties=(_position_wise, _dropout_on_hidden, _dropout_once),
     weight_noise=0.5,
 ))

@@ -411,25 +411,66 @@ class Unsupported:
 # ---------------------------------------------------------------- verdicts
 
 
+class Verdict(tuple):
+    """A graded cell's (passed, message), unpacked as such. `decisive`: the cell is a composite's visible test
+    that the judge passed with the course's right versions of the graded parts the unit uses, while one of the
+    learner's own parts fails its test. In the notebook's kernel the cell runs with the learner's parts and may
+    fail for them; that run may then not lower this verdict (combine.py): one mistake costs one unit."""
+
+    def __new__(cls, passed, message, decisive=False):
+        made = super().__new__(cls, (passed, message))
+        made.decisive = decisive
+        return made
+
+
 def judge_cell(session, graded, units):
-    """(passed, message) of one graded cell, decided here."""
+    """The Verdict (passed, message) of one graded cell, decided here."""
     from autograder.checks import CheckFailure, check
     from autograder.checks.core import fresh_inputs_problem
     from learner_kit.visible import fingerprint_file, visible_problem
 
-    if graded.name not in units:
-        units[graded.name] = RemoteUnit(session, graded.name)
-    candidate = units[graded.name]
+    candidate = _unit(session, graded.name, units)
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
                 problem = _named(visible_problem(graded.unit, candidate), graded.unit, candidate)
                 problem = problem or fresh_inputs_problem(graded.unit, candidate)  # not the shipped inputs alone
-                return (not problem), problem + (_static_hints(session, graded, problem) if problem else "")
+                if problem:
+                    return Verdict(False, problem + _static_hints(session, graded, problem))
+                wrong = _wrong_parts(session, graded.unit, units)
+                if wrong:  # right with right parts (the replays and stand-ins did that); the kernel's run used the wrong ones
+                    names = harness.joined(f"`{name}`" for name in wrong)
+                    return Verdict(True, tr("Your {unit} is right: with correct versions of {names} it gives what it "
+                                            "should, so this cell keeps its points. In your notebook its test uses your "
+                                            "own {names}, which its own test finds wrong: fix {names} first.",
+                                            unit=graded.unit, names=names), decisive=True)
+                return Verdict(True, "")
             check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
-            return True, ""
+            return Verdict(True, "")
         except CheckFailure as failure:
-            return False, str(failure) + _static_hints(session, graded, str(failure))
+            return Verdict(False, str(failure) + _static_hints(session, graded, str(failure)))
+
+
+def _unit(session, name, units):
+    """The RemoteUnit of the notebook's variable `name` (one per child: `units` keeps them)."""
+    if name not in units:
+        units[name] = RemoteUnit(session, name)
+    return units[name]
+
+
+def _wrong_parts(session, unit, units):
+    """The graded units that `unit` calls or builds (UnitSpec.isolate, .stand_ins) whose own visible test the
+    learner's versions fail (a part the notebook does not define counts as failing), in the spec's order."""
+    from autograder.checks.core import UNITS
+    from learner_kit.visible import fingerprint_file, visible_problem
+
+    spec = UNITS.get(unit)
+    parts = [*spec.isolate, *spec.stand_ins] if spec is not None else []
+    try:
+        return [part for part in parts
+                if fingerprint_file(part).is_file() and visible_problem(part, _unit(session, part, units))]
+    except Exception:  # noqa: BLE001 - the composite's pass stands; only the kernel's run keeps its say
+        return []
 
 
 def _named(problem, unit, candidate):

@@ -3,7 +3,9 @@
 The learner's answer cells, with the source notebook's provided code and the definitions of
 its ordinary cells, run in a unit server child (learner_kit/unit_server.py); the judge
 (judge.py) decides each graded cell here, running the checks against that child. nbgrader's
-own run in the kernel can only lower a score (combine.py); this verdict is the one that counts.
+own run in the kernel can only lower a score (combine.py), except a composite's visible cell that
+the judge passed with right parts while the learner's own part is wrong (judge.Verdict.decisive): this
+verdict is the one that counts.
 """
 import ast
 import os
@@ -12,7 +14,13 @@ import time
 import traceback
 
 from autograder.grading import sandbox
-from autograder.grading.judge import SessionFailure, UnitServer, graded_call, judge_cell
+from autograder.grading.judge import (
+    SessionFailure,
+    UnitServer,
+    Verdict,
+    graded_call,
+    judge_cell,
+)
 from autograder.grading.source import ANSWER, CODE, PROVIDED, TEST, classify
 from learner_kit.i18n import notebook_language, speaking, tr
 
@@ -125,7 +133,7 @@ class Verifier:
     def _judge_cells(self, run, graded, broken):
         verdicts = {}
         for cell in graded:
-            call, stopped = graded_call(cell), False
+            call, stopped, verdict = graded_call(cell), False, None
             session = run.session_for_next_cell()
             try:
                 if session.dead:
@@ -134,7 +142,8 @@ class Verifier:
                     reply = session.ask({"op": "test_cell", "source": cell.source})
                     passed, message = reply.get("passed") is True, str(reply.get("message") or "")
                 else:
-                    passed, message = judge_cell(session, call, run.units)
+                    verdict = judge_cell(session, call, run.units)
+                    passed, message = verdict
             except SessionFailure as failure:
                 stopped = True
                 passed, message = False, tr("Not graded: the run of this notebook stopped before this cell ({failure}).",
@@ -148,7 +157,7 @@ class Verifier:
                 message += tr(" (the answer cell of {unit} stopped with {error})", unit=unit, error=broken[unit])
             if session.dead and not stopped and run.can_restart():
                 message += tr(" The grader started the notebook's code again for the cells after this one.")
-            verdicts[cell.grade_id] = (passed, message[:MAX_MESSAGE])
+            verdicts[cell.grade_id] = Verdict(passed, message[:MAX_MESSAGE], getattr(verdict, "decisive", False))
         return verdicts
 
 
