@@ -111,7 +111,8 @@ def test_run_succeeds_and_leaves_submissions_unchanged(course):
 def test_outputs_have_one_row_per_graded_cell(course):
     out = course["base"] / "out"
     records = course["records"]
-    assert set(records[0]) == {"student", "assignment", "notebook", "grade_id", "points", "max_points", "feedback"}
+    assert set(records[0]) == {"student", "assignment", "level", "notebook", "grade_id", "points", "max_points", "feedback"}
+    assert {r["level"] for r in records} == {"guided"}, "a notebook without course_level metadata is the guided level"
     with open(out / "grades.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == len(records) and "feedback" not in rows[0]

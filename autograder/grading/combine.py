@@ -50,6 +50,9 @@ def combined_records(submission, source_notebook, nbgrader_results, verdicts, nb
                                             "notebook kernel only.", failure=nbgrader_failure)]
         else:
             points, messages = nbgrader_results[cell.grade_id]
+            if getattr(verdicts[cell.grade_id], "decisive", False) and points < outside:
+                # a composite right with right parts, whose notebook test ran with the learner's wrong ones (judge.Verdict)
+                points, messages = outside, [verifier_message]
             points, feedback = min(points, outside), list(messages)
         if not passed:
             _add(feedback, verifier_message)

@@ -105,6 +105,10 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
         feedback.LatexOutputsAsMarkdown, feedback.SafeOutputMetadata, feedback.FeedbackCSS]
     config.HTMLExporter.sanitize_html = True
     config.HTMLExporter.filters = {"clean_html": "autograder.grading.feedback_page.clean_html",
-                                   "strip_files_prefix": "autograder.grading.feedback_page.strip_files_prefix_and_sanitise"}
+                                   "strip_files_prefix": "autograder.grading.feedback_page.strip_files_prefix_and_sanitise",
+                                   "page_words": "autograder.grading.feedback_page.page_words"}
     config.HTMLExporter.extra_template_basedirs = [str(FEEDBACK_TEMPLATES), nbgrader_templates()]
+    # nbgrader's "feedback" template (its API insists on the name) in the notebook's language: a file path,
+    # whose folder nbconvert puts first on its template path; the page extends nbgrader's index.html.j2.
+    config.HTMLExporter.template_file = str(FEEDBACK_TEMPLATES / "course_feedback" / "page.html.j2")
     return config

@@ -64,16 +64,46 @@ def prepare_course_gradebook(settings, db_url, template: Path, assignments):
         register_assignments(settings, db_url, assignments)
 
 
-def store_scores(db_url, records):
-    """Write the final points of ``records`` into the gradebook as nbgrader's autograded scores."""
+def store_scores(db_url, records, timestamps=None, comments=None):
+    """Enter ``records`` in the gradebook as nbgrader's autograde does (SaveAutoGrades): each submission with its
+    notebooks, one grade per graded cell whose auto_score is the final points, and the comments of the answer cells.
+
+    ``timestamps``: {"student/assignment": timestamp.txt's text or None}, as formgrader compares it with the
+    submitted folder's. ``comments``: {(student, assignment): {notebook: {grade_id: comment}}}, nbgrader's automatic
+    comments ("No response." on an answer left as released) from the jobs' gradebooks. A manual score or comment
+    entered in formgrader is kept (nbgrader keeps them apart from the automatic ones); where the automatic score
+    under a manual one changed, the grade is marked for review again, as nbgrader's autograde marks it.
+    """
     from nbgrader.api import Gradebook
 
+    timestamps = timestamps or {}
     with Gradebook(db_url) as gradebook, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings inside nbgrader: harmless
         for student, assignment in sorted({(r["student"], r["assignment"]) for r in records}):
             gradebook.update_or_create_student(student)
-            gradebook.update_or_create_submission(assignment, student)
+            submission = gradebook.update_or_create_submission(assignment, student)
+            submission.timestamp = _timestamp(timestamps.get(f"{student}/{assignment}"))
         for r in records:
             grade = gradebook.find_grade(r["grade_id"], r["notebook"], r["assignment"], r["student"])
-            grade.auto_score, grade.needs_manual_grade = r["points"], False
+            changed = grade.auto_score is None or float(grade.auto_score) != float(r["points"])
+            grade.auto_score = r["points"]
+            if grade.manual_score is None:
+                grade.needs_manual_grade = False
+            elif changed:
+                grade.needs_manual_grade = True
+        if comments is not None:
+            for student, assignment, notebook in sorted({(r["student"], r["assignment"], r["notebook"]) for r in records}):
+                given = comments.get((student, assignment), {}).get(notebook, {})
+                for comment in gradebook.find_submission_notebook(notebook, assignment, student).comments:
+                    comment.auto_comment = given.get(comment.name)
         gradebook.db.commit()
+
+
+def _timestamp(text):
+    """timestamp.txt's text as nbgrader parses it (utils.parse_utc), or None where it is missing or unreadable."""
+    from nbgrader.utils import parse_utc
+
+    try:
+        return parse_utc(text.strip()) if text and text.strip() else None
+    except (ValueError, OverflowError, LookupError):  # dateutil's ParserError is a ValueError
+        return None

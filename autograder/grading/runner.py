@@ -17,10 +17,11 @@ from autograder.grading.combine import zero_submission
 from autograder.grading.config import Settings, configured_db_url
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
-from autograder.grading.layout import find_submissions, misplaced, pack, write_not_graded
+from autograder.grading.layout import MAX_TIMESTAMP_BYTES, find_submissions, misplaced, pack, write_not_graded
 from autograder.grading.report import RUN_WARNINGS, stops, submission_line, write_lines, write_results
 from autograder.grading.source import known_assignments, load_assignment
-from autograder.grading.state import grader_digest, input_key, read_state, write_state
+from autograder.grading.state import autograded_path, grader_digest, input_key, read_comments, read_state, write_state
+from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY, LEVELS
 from autograder.paths import EDITIONS
 
 
@@ -86,7 +87,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     notebooks = {a: {nb.name: nb.path.read_text(encoding="utf-8") for nb in sources[a]} for a in {s.assignment for s in todo}}
-    started = time.perf_counter()
+    started, run = time.perf_counter(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # run: kept in each state
     with cluster.grading_client(jobs, scheduler, log) as (client, ctrl_c):
         ready = time.perf_counter()
         cluster.register(client, settings, notebooks, template.read_bytes(), edition_payloads(editions or {}, todo, settings))
@@ -113,7 +114,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
                 if following is not None:
                     running.add(following)
                 result = task_result(future, submission, sources[submission.assignment])
-                save_result(out, submission, keys[submission.key], result)
+                save_result(out, submission, keys[submission.key], result, run)
                 write_logs(logs, submission, result)
                 progress.finished(submission, result)
         finally:
@@ -142,14 +143,34 @@ def write_logs(logs: Path, submission, result):
             handle.write(json.dumps({"submission": submission.key, **result["timing"]}) + "\n")
 
 
-def save_result(out: Path, submission, key, result):
-    """A graded submission into OUT: its feedback pages (a plain page where nbgrader made none) and its state."""
+def save_result(out: Path, submission, key, result, run=None):
+    """A graded submission into OUT: its feedback pages (a plain page where nbgrader made none), its autograded
+    notebooks (for formgrader) and its state."""
+    autograded = result.get("autograded", {})
+    kept = out / "autograded" / submission.student / submission.assignment
+    shutil.rmtree(kept, ignore_errors=True)  # no notebook of an earlier grading of it stays
+    kept.mkdir(parents=True)  # formgrader counts a submission autograded where this folder exists
+    for notebook, text in autograded.items():
+        autograded_path(out, submission.student, submission.assignment, Path(notebook).name).write_text(text, encoding="utf-8")
+    stamp = timestamp(submission)
+    if stamp is not None:  # as nbgrader's autograde copies it: formgrader compares it with the gradebook's
+        (kept / "timestamp.txt").write_text(stamp, encoding="utf-8")
     folder = feedback_folder(out, submission)
     folder.mkdir(parents=True, exist_ok=True)
     for notebook, page in result["feedback"].items():
         (folder / f"{Path(notebook).name}.html").write_bytes(page)
     write_fallbacks(out, submission, [r for r in result["records"] if r["notebook"] not in result["feedback"]])
-    write_state(out, submission, key, result["records"])
+    timing = {"run": run, **result["timing"], "log": result["log"]} if "timing" in result else None  # for the report
+    comments = result.get("comments", {})
+    write_state(out, submission, key, result["records"], {Path(nb).name: comments.get(nb, {}) for nb in autograded}, timing)
+
+
+def timestamp(submission):
+    """The submission's timestamp.txt (read as layout.pack reads it, for the worker's nbgrader), or None."""
+    stamp = submission.folder / "timestamp.txt"
+    if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size <= MAX_TIMESTAMP_BYTES:
+        return stamp.read_text(encoding="utf-8", errors="replace")
+    return None
 
 
 def edition_sources(source_dir: Path, sources):
@@ -218,15 +239,34 @@ def readable_sources(source_dir: Path):
 
 
 def collect(out: Path, submissions, sources, keys):
-    """Every submission's saved records, in order (0 points, and why, where none were saved)."""
+    """Every submission's saved records, in order (0 points, and why, where none were saved), each with the
+    submission's level."""
     records = []
     for submission in submissions:
         saved = read_state(out, submission, keys[submission.key])
         if saved is None:
             why = f"Not graded: the grading job stopped before this submission (see {out / 'logs'})."
             saved = zero_submission(submission, sources[submission.assignment], why)
-        records += saved
+        level = submission_level(submission, [nb.name for nb in sources[submission.assignment]])
+        records += [{"student": r["student"], "assignment": r["assignment"], "level": level, **r} for r in saved]
     return records
+
+
+def submission_level(submission, notebook_names):
+    """The level its notebooks were released at (autograder/levels.py: their metadata's course_level), guided
+    where none says (a notebook released before the levels, or one that cannot be read). Both levels are graded
+    by the same hidden tests against the same source: the level is recorded, it changes no points."""
+    for name in notebook_names:
+        path = submission.folder / f"{name}.ipynb"
+        if path.is_symlink() or not path.is_file():  # never followed, as layout.read_notebook does not
+            continue
+        try:
+            level = json.loads(path.read_text(encoding="utf-8"))["metadata"].get(LEVEL_KEY)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if level in LEVELS:
+            return level
+    return DEFAULT_LEVEL
 
 
 def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=False, log=print, scheduler=None):
@@ -285,7 +325,8 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
             prepare_course_gradebook(settings, db_url, template, assignments)
         records = collect(out, submissions, sources, keys)
         if records:
-            store_scores(db_url, records)
+            store_scores(db_url, records, {s.key: timestamp(s) for s in submissions},
+                         {(s.student, s.assignment): read_comments(out, s) for s in submissions})
         write_results(out, records)
         write_class_outputs(out, records, db_url, log)
     except KeyboardInterrupt:

@@ -1,4 +1,5 @@
 """One job's private nbgrader course directory: its own copy of the gradebook, so jobs never share a writer."""
+import copy
 import shutil
 from pathlib import Path
 
@@ -39,6 +40,14 @@ def without_duplicate_ids(notebook):
             del cell.metadata["nbgrader"]
         seen.add(grade_id)
     return notebook
+
+
+def add_messages(notebook, messages):
+    """Show each of ``messages`` ({grade_id: text}) as an error output of its graded cell."""
+    for cell in notebook.cells:
+        text = messages.get(nbgrader_meta(cell).get("grade_id"))
+        if text and cell.cell_type == "code":
+            cell.outputs.append(nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=text, traceback=[f"{ERROR_OUTPUT}: {text}"]))
 
 
 class ScratchCourse:
@@ -94,25 +103,41 @@ class ScratchCourse:
                 results[cell.grade_id] = (float(points), output_messages(cells.get(cell.grade_id, {})))
         return results
 
-    def record_final(self, submission, notebook, records):
-        """Put the final scores in this gradebook and the out-of-kernel messages in the notebook, for the feedback."""
+    def record_final(self, submission, notebook, records, submitted=None):
+        """Put the final scores in this gradebook and the out-of-kernel messages in the notebook, for the feedback.
+
+        Returns the notebook the instructor's formgrader shows (nbformat JSON): the autograded one, or where
+        nbgrader made none, ``submitted`` (the learner's notebook) with each graded cell's messages; None
+        without either."""
         from nbgrader.api import Gradebook
 
         autograded = self.autograded(submission, notebook)
         if autograded is None:
-            return
-        by_id = {record["grade_id"]: record for record in records}
+            if submitted is None:
+                return None
+            shown = without_duplicate_ids(copy.deepcopy(submitted))
+            messages = {r["grade_id"]: "\n".join(r["feedback"]) for r in records if r["feedback"]}
+            add_messages(shown, messages)
+            return nbformat.writes(shown)
         with Gradebook(self.db_url) as gradebook:
             for record in records:
                 grade = gradebook.find_grade(record["grade_id"], notebook, submission.assignment, submission.student)
                 grade.auto_score, grade.needs_manual_grade = record["points"], False
             gradebook.db.commit()
-        for cell in autograded.cells:
-            record = by_id.get(nbgrader_meta(cell).get("grade_id"))
-            if record and record.get("_verifier_message"):
-                text = record["_verifier_message"]
-                cell.outputs.append(nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=text, traceback=[f"{ERROR_OUTPUT}: {text}"]))
+        add_messages(autograded, {r["grade_id"]: r["_verifier_message"] for r in records if r.get("_verifier_message")})
         nbformat.write(autograded, str(self._path("autograded", submission, notebook)))
+        return nbformat.writes(autograded)
+
+    def comments(self, submission, notebook):
+        """{grade_id: comment} of the answer cells that nbgrader's autograde commented ("No response.": left as released)."""
+        from nbgrader.api import Gradebook, MissingEntry
+
+        with Gradebook(self.db_url) as gradebook:
+            try:
+                found = gradebook.find_submission_notebook(notebook, submission.assignment, submission.student)
+            except MissingEntry:
+                return {}
+            return {c.name: c.auto_comment for c in found.comments if c.auto_comment}
 
     def feedback(self, submission):
         """{notebook name: feedback HTML path} that nbgrader generate_feedback wrote."""

@@ -49,18 +49,51 @@ def grader_files():
     return files + [p for p in (ROOT / "autograder" / "reference.py", ROOT / "nbgrader_config.py") if p.is_file()]
 
 
-def write_state(out: Path, submission, key, records):
+def autograded_path(out: Path, student, assignment, notebook):
+    """OUT/autograded/<student>/<assignment>/<notebook>.ipynb: the graded notebook that formgrader shows."""
+    return out / "autograded" / student / assignment / f"{notebook}.ipynb"
+
+
+def write_state(out: Path, submission, key, records, autograded=None, timing=None):
+    """Save ``records``; ``autograded``: {notebook: nbgrader's comments on its answer cells ({grade_id: text})} of the
+    notebooks written under OUT/autograded/ for this submission; ``timing``:
+    the run that graded it and its times ({"run", "worker", "started", "ended", "log"}), for the class report."""
     path = state_path(out, submission)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".tmp")
-    partial.write_text(json.dumps({"key": key, "records": records}, indent=1), encoding="utf-8")
+    data = {"key": key, "records": records, "autograded": autograded or {}, **({"timing": timing} if timing else {})}
+    partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
     os.replace(partial, path)  # a run killed half-way leaves no half-written state
 
 
 def read_state(out: Path, submission, key):
-    """The records saved for ``submission`` under ``key``, or None."""
+    """The records saved for ``submission`` under ``key``, or None (also where one of its autograded notebooks is gone)."""
     try:
         data = json.loads(state_path(out, submission).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data["records"] if isinstance(data, dict) and data.get("key") == key else None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    if not all(autograded_path(out, submission.student, submission.assignment, nb).is_file() for nb in data.get("autograded", ())):
+        return None
+    return data["records"]
+
+
+def read_comments(out: Path, submission):
+    """{notebook: {grade_id: comment}} saved with a submission's results (write_state); {} where none were."""
+    try:
+        data = json.loads(state_path(out, submission).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    autograded = data.get("autograded") if isinstance(data, dict) else None
+    return autograded if isinstance(autograded, dict) else {}
+
+
+def read_timing(out: Path, student, assignment):
+    """The ``timing`` saved with a submission's results (write_state), or None (no state, or an older one)."""
+    try:
+        data = json.loads((out / "state" / student / f"{assignment}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    timing = data.get("timing") if isinstance(data, dict) else None
+    return timing if isinstance(timing, dict) else None

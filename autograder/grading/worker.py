@@ -90,8 +90,11 @@ class GradingWorker:
         return self.course, lang
 
     def grade(self, packed):
-        """{"records", "feedback": {notebook: HTML bytes}, "log"} for one layout.Packed submission."""
+        """{"records", "feedback": {notebook: HTML bytes}, "autograded": {notebook: nbformat JSON}, "comments":
+        {notebook: {grade_id: comment}}, "log"} for one layout.Packed submission; "autograded" holds the notebooks
+        formgrader shows the instructor, "comments" nbgrader's automatic comments on their answer cells."""
         log = io.StringIO()
+        shown, comments = {}, {}
         with contextlib.redirect_stdout(log):
             print(f"grading {packed.key}", flush=True)
             sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
@@ -100,8 +103,10 @@ class GradingWorker:
                 notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
                 course, language = self.course_for(packed, notebooks)
                 with speaking(language):  # the grader's own sentences in the submission's language
-                    records = self.grade_notebooks(packed, sources, notebooks, course)
+                    records = self.grade_notebooks(packed, sources, notebooks, course, shown, comments)
             except Exception:  # a grader bug must not take the other submissions down
+                shown.clear()  # its notebooks would not match its zero records
+                comments.clear()
                 records = zero_submission(packed, sources, f"Not graded: internal grading error ({short_reason(traceback.format_exc())}).")
                 traceback.print_exc(file=log)
             pages = {}
@@ -110,10 +115,12 @@ class GradingWorker:
                     pages = {name: path.read_bytes() for name, path in course.feedback(packed).items()}
             except Exception:
                 traceback.print_exc(file=log)
-        return {"records": public(records), "feedback": pages, "log": log.getvalue()}
+        return {"records": public(records), "feedback": pages, "autograded": shown, "comments": comments, "log": log.getvalue()}
 
-    def grade_notebooks(self, packed, sources, notebooks, course):
-        """The records of every source notebook of the submission's assignment, autograded in ``course``."""
+    def grade_notebooks(self, packed, sources, notebooks, course, shown, comments):
+        """The records of every source notebook of the submission's assignment, autograded in ``course``;
+        ``shown`` gets {notebook: the autograded notebook's JSON} (scratch.record_final), ``comments``
+        {notebook: nbgrader's comments on its answer cells}."""
         KERNELS.stopped = None
         with timed("nbgrader autograde"):
             failure = course.autograde(packed, notebooks, packed.timestamp) if notebooks else None
@@ -130,7 +137,10 @@ class GradingWorker:
             nbgrader = course.results(packed, source)
             reason = short_reason(failure) if failure else "no autograded notebook"
             notebook_records = combined_records(packed, source, nbgrader, verdicts, reason)
-            course.record_final(packed, source.name, notebook_records)
+            autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
+            if autograded is not None:
+                shown[source.name] = autograded
+                comments[source.name] = course.comments(packed, source.name)
             records += notebook_records
         return records
 

@@ -20,6 +20,10 @@ from tests.browser.answers import ASSIGNMENT, UNIT, WRONG
 from tests.browser.jupyter_servers import ROOT, SCREENSHOTS, chromium_path
 
 STUDENT = "learner"
+# Cells the learner added that try to run script in the instructor's formgrader (its page holds the Jupyter token).
+HOSTILE_MARKDOWN = 'My notes <script>window.pwned = "markdown"</script><img src="x" onerror="window.pwned = \'markdown img\'">'
+HOSTILE_CODE = ("from IPython.display import HTML, display\n"
+                "display(HTML('<b>hostile output</b><img src=\"x\" onerror=\"window.pwned = 1\"><script>window.pwned = 2</script>'))")
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -79,6 +83,7 @@ def submission(folder):
     answers = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == UNIT]
     assert len(answers) == 1, f"no answer cell {UNIT} in course/{ASSIGNMENT}"
     answers[0].source = WRONG
+    nb.cells += [nbformat.v4.new_markdown_cell(HOSTILE_MARKDOWN), nbformat.v4.new_code_cell(HOSTILE_CODE)]
     target = folder / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     target.parent.mkdir(parents=True)
     nbformat.write(nb, str(target))

@@ -2,12 +2,14 @@
 
 A learner's notebook 01 with the suite's wrong answer is graded by `autograder grade` (in the
 background while the learner's day runs), then `make formgrader GRADED=OUT` serves the course:
-the ten assignments, the graded submission's score, and its feedback page naming the mistake.
+the ten assignments, the graded submission's score, and its feedback page naming the mistake; then the
+drill-down: the student's notebook with its score, the autograded notebook with the learner's outputs and
+each graded cell's score, a manual score and a flag that change the total and survive a rerun.
 Screenshots: build/screenshots/instructor-NN-*.png.
 """
 import json
 import subprocess
-
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -18,6 +20,7 @@ from tests.course_files import ASSIGNMENTS
 
 STUDENT = "learner"  # as in conftest's grading fixture
 CURRENT_PAGE = {}  # for conftest's screenshot of a failed step
+MATHJAX_STUB = "window.MathJax = {Hub: {Config() {}, Queue() {}, Startup: {signal: {Interest() {}}}}};"
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +53,9 @@ def formgrader(graded, grading):
 def instructor(chromium, formgrader):
     errors = []
     page = open_page(chromium, errors)
+    # formgrader's grading page loads MathJax 2 from its CDN, which this (offline) machine cannot reach; without it
+    # formgrade.js stops half-way (no keyboard shortcuts, such as the flag's). A stub stands in for the CDN's file.
+    page.route("**/ajax/libs/mathjax/**", lambda route: route.fulfill(content_type="application/javascript", body=MATHJAX_STUB))
     CURRENT_PAGE["page"] = page
     yield SimpleNamespace(page=page, errors=errors, screens=Screens("instructor"))
     CURRENT_PAGE.clear()
@@ -115,3 +121,100 @@ def test_the_feedback_names_the_mistake_and_hides_the_tests(graded, instructor):
     assert "BEGIN HIDDEN TESTS" not in text and "check(" not in text, "the feedback shows hidden test code"
     message.first.scroll_into_view_if_needed()
     screens.take(page, "feedback")
+
+
+def lost_record(records):
+    """The first graded cell the wrong answer lost points on."""
+    return next(r for r in records if r["points"] < r["max_points"])
+
+
+def open_student_notebooks(formgrader, page):
+    """The student's page of the assignment (Manage Students, the student, the assignment): its table's rows."""
+    page.goto(formgrader.url(f"/formgrader/manage_students/{STUDENT}"))
+    assignments = {row[0]: row for row in table_rows(page) if row}
+    assert ASSIGNMENT in assignments, f"the student's page lists {list(assignments)}, not {ASSIGNMENT}"
+    page.locator("table tbody a", has_text=ASSIGNMENT).first.click()
+    page.wait_for_url(f"**/formgrader/manage_students/{STUDENT}/{ASSIGNMENT}**")
+    return {row[0]: row for row in table_rows(page) if row}
+
+
+def open_submission(formgrader, page, records):
+    """The autograded notebook as formgrader shows it, once every graded cell's score has loaded."""
+    open_student_notebooks(formgrader, page)
+    page.locator("table tbody a", has_text=ASSIGNMENT).first.click()
+    page.wait_for_url("**/formgrader/submissions/**")
+    for r in records:
+        page.locator(f'input.score[id="{r["grade_id"]}"][placeholder]').wait_for(state="attached")
+    page.wait_for_load_state("networkidle")
+
+
+def test_the_students_page_lists_the_notebook_with_its_score(formgrader, graded, instructor):
+    page, screens = instructor.page, instructor.screens
+    _, records = graded
+    _, _, shown = score_text(records)
+    page.goto(formgrader.url(f"/formgrader/manage_students/{STUDENT}"))
+    row = {row[0]: row for row in table_rows(page) if row}[ASSIGNMENT]
+    assert shown in row[1], f"the student's page shows {row} for {ASSIGNMENT}, results.json says {shown}"
+    notebooks = open_student_notebooks(formgrader, page)
+    assert ASSIGNMENT in notebooks, f"the assignment's page lists {list(notebooks)} (not autograded, or file missing)"
+    assert notebooks[ASSIGNMENT][1] == shown, f"{ASSIGNMENT} reads {notebooks[ASSIGNMENT]}, results.json says {shown}"
+    screens.take(page, "student-notebooks")
+    page.goto(formgrader.url(f"/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}"))
+    rows = [row for row in table_rows(page) if len(row) > 2]  # "No data available in table" is one cell
+    assert len(rows) == 1 and "Submission #1" in rows[0][1] and rows[0][2] == shown, \
+        f"Manual Grading of {ASSIGNMENT} lists {rows}"
+    screens.take(page, "manual-grading-notebook")
+
+
+def test_the_submission_shows_the_autograded_notebook_with_outputs_and_scores(formgrader, graded, instructor):
+    page, errors, screens = instructor.page, instructor.errors, instructor.screens
+    _, records = graded
+    open_submission(formgrader, page, records)
+    for r in records:
+        box = page.locator(f'input.score[id="{r["grade_id"]}"]')
+        assert float(box.get_attribute("placeholder")) == r["points"], \
+            f"{r['grade_id']}: formgrader shows {box.get_attribute('placeholder')!r}, results.json says {r['points']}"
+    text = page.locator("body").inner_text()
+    assert "X: (6, 3) = (L, d_k)" in text, "the learner's printed output is not shown"  # printed by notebook 01's code
+    lost = page.locator(".cell", has=page.locator(f'input.score[id="{lost_record(records)["grade_id"]}"]'))
+    assert WRONG_ID in lost.inner_text(), f"the graded cell does not show the grader's message {WRONG_ID}"
+    # The learner's added cells (conftest's HOSTILE_*): their HTML is shown, their script never runs.
+    assert "My notes" in text and "hostile output" in text, "the learner's added cells are not shown"
+    assert page.evaluate("window.pwned") is None, f"the learner's script ran in formgrader: {page.evaluate('window.pwned')!r}"
+    assert not [e for e in errors if "favicon" not in e], f"the browser console shows errors: {errors}"
+    lost.scroll_into_view_if_needed()
+    screens.take(page, "submission")
+
+
+def test_manual_grading_of_one_cell_changes_the_total_and_persists(formgrader, graded, grading, instructor):
+    page, screens = instructor.page, instructor.screens
+    out, records = graded
+    lost = lost_record(records)
+    points, most, _ = score_text(records)
+    open_submission(formgrader, page, records)
+    box = page.locator(f'input.score[id="{lost["grade_id"]}"]')
+    box.fill(f"{lost['max_points']:g}")
+    with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
+        box.blur()  # formgrader saves a score when its box loses focus
+    assert saved.value.ok, f"formgrader did not save the score: {saved.value.status}"
+    with page.expect_response(lambda r: r.url.endswith("/flag") and r.request.method == "POST") as flagged:
+        page.locator("body").press("Control+Shift+F")  # formgrader's shortcut: flag the submission
+    assert flagged.value.ok and flagged.value.json()["flagged"], "the submission was not flagged"
+    page.reload()
+    page.locator(f'input.score[id="{lost["grade_id"]}"][placeholder]').wait_for(state="attached")
+    page.wait_for_load_state("networkidle")
+    assert float(box.input_value() or "nan") == lost["max_points"], f"the manual score did not persist: {box.input_value()!r}"
+    screens.take(page, "manual-score")
+    expected = f"{points + lost['max_points'] - lost['points']:g} / {most:g}"
+    notebooks = open_student_notebooks(formgrader, page)
+    assert notebooks[ASSIGNMENT][1] == expected, f"after the manual score {ASSIGNMENT} reads {notebooks[ASSIGNMENT]}, not {expected}"
+    assert page.locator("table tbody td.flagged .glyphicon-flag").count() == 1, "the flag is not shown"
+    screens.take(page, "student-notebooks-after-manual-grade")
+    # The same grading command again (a resume): the instructor's score and flag stay, results.json does not change.
+    rerun = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "autograder", "grade", str(grading["submitted"]),
+                            "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert [r for r in json.loads((out / "results.json").read_text()) if r["student"] == STUDENT] == records
+    notebooks = open_student_notebooks(formgrader, page)
+    assert notebooks[ASSIGNMENT][1] == expected, f"after a rerun {ASSIGNMENT} reads {notebooks[ASSIGNMENT]}, not {expected}"
+    assert page.locator("table tbody td.flagged .glyphicon-flag").count() == 1, "the rerun lost the flag"
