@@ -1,11 +1,12 @@
 """The instructor's command line.
 
     autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
-    autograder report OUT                                                     (the class report, again)
+    autograder report OUT [--roster roster.csv]                               (the class report, again)
 
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
 and is never modified. Writes OUT/results.json, OUT/grades.csv, OUT/feedback/, the class report
-OUT/report.html and OUT/gradebook.csv; see autograder/grading/README.md.
+OUT/report.html and OUT/gradebook.csv (its LMS columns filled from --roster where given, with a warning
+naming the students missing on either side); see autograder/grading/README.md.
 
 The terminal (stderr) gets the run's warnings, a progress bar (one line per finished submission where
 stderr is not a terminal), what stopped or spoiled a notebook, and where the outputs are; --table puts
@@ -42,12 +43,26 @@ def build_parser():
     grade.add_argument("--table", action="store_true", help="print the grade table at the end, on stdout")
     grade.add_argument("--no-sandbox", action="store_true",
                        help="run learners' code without bubblewrap (NOT safe for untrusted code; warns on every run)")
+    grade.add_argument("--roster", type=Path, help=ROSTER_HELP)
     report = commands.add_parser("report", help="write OUT/report.html, the class at a glance, from OUT/results.json "
                                                 "(and OUT/gradebook.csv from the gradebook)")
     report.add_argument("out", type=Path, help="the --out folder of autograder grade (holds results.json)")
     report.add_argument("--db-url", help="gradebook to export to OUT/gradebook.csv (default: nbgrader_config.py's "
                                          "CourseDirectory.db_url, else OUT/gradebook.db where it exists)")
+    report.add_argument("--roster", type=Path, help=ROSTER_HELP)
     return parser
+
+
+ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) and the LMS's Student, ID, SIS User ID, "
+               "SIS Login ID, Section columns (see autograder/grading/README.md)")
+
+
+def export_with_roster(db_url, out: Path, roster):
+    """OUT/gradebook.csv from the gradebook, the roster's columns filled in; its warnings on stderr."""
+    from autograder.grading.lms_export import export_gradebook
+
+    return export_gradebook(db_url, out / "gradebook.csv", warn=lambda line: print(f"warning: {line}", file=sys.stderr),
+                            **({"roster": str(roster)} if roster else {}))
 
 
 def report_command(args):
@@ -64,10 +79,8 @@ def report_command(args):
     if db_url is None and (args.out / "gradebook.db").is_file():
         db_url = f"sqlite:///{(args.out / 'gradebook.db').resolve()}"
     if db_url:
-        from autograder.grading.lms_export import export_gradebook
-
         try:
-            print(f"gradebook for an LMS: {export_gradebook(db_url, args.out / 'gradebook.csv')}", file=sys.stderr)
+            print(f"gradebook for an LMS: {export_with_roster(db_url, args.out, args.roster)}", file=sys.stderr)
         except Exception as error:  # a gradebook we cannot read: the report is written all the same
             print(f"autograder: gradebook.csv not written ({type(error).__name__}: {error})", file=sys.stderr)
             return 1
@@ -88,6 +101,14 @@ def grade_command(args):
     if args.budget < 1:
         print("autograder: --budget must be at least 1 second", file=sys.stderr)
         return 2
+    if args.roster:  # a roster that cannot be used stops the run before anything is graded
+        from autograder.grading.lms_export import RosterError, read_roster
+
+        try:
+            read_roster(args.roster)
+        except RosterError as error:
+            print(f"autograder: {error}", file=sys.stderr)
+            return 2
     settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox,
                         notebook_budget_s=args.budget)
     try:
@@ -105,6 +126,15 @@ def grade_command(args):
         return INTERRUPTED
     if args.table:
         print(grade_table(records))
+    if args.roster and records:  # the run wrote gradebook.csv without it: again, with the roster's columns
+        from autograder.grading.config import configured_db_url
+
+        try:
+            export_with_roster(args.db_url or configured_db_url() or f"sqlite:///{args.out.resolve() / 'gradebook.db'}",
+                               args.out, args.roster)
+        except Exception as error:
+            print(f"warning: gradebook.csv was not written with the roster ({type(error).__name__}: {error})",
+                  file=sys.stderr)
     for line in problem_summary(records, args.out):
         print(line, file=sys.stderr)
     page = args.out / "report.html"

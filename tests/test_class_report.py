@@ -257,16 +257,26 @@ def test_every_id_links_to_its_explanation_and_its_section(a_class):
         what, why = CATALOGUE[ident]
         explanation = page.split(f'id="why-{ident}"', 1)[1].split("</dd>", 1)[0]
         assert html.escape(what) in explanation and html.escape(why) in explanation
-    hrefs = [a["href"] for a in tables.links if "01-attention.ipynb" in a.get("href", "")]
-    assert hrefs and all(h.endswith("#6.-Your-turn:-scaled_dot_product_attention") for h in hrefs)
-    assert not hrefs[0].startswith(("/", "file:")), hrefs[0]  # relative to the page
+    taught = [a["href"] for a in tables.links if a.get("href", "").startswith("#taught-")]
+    assert taught, "each id links to where its unit is taught"
 
 
-def test_the_relative_link_reaches_the_release_notebook(tmp_path):
-    out = tmp_path / "deep" / "out"
-    page, tables = report(out, submission("ada", "01-attention", {"scaled_dot_product_attention": ["sdpa-no-scale"]}))
-    href = next(a["href"] for a in tables.links if ".ipynb" in a.get("href", ""))
-    assert (out / href.split("#")[0]).resolve() == (ROOT / "course" / "01-attention" / "01-attention.ipynb").resolve()
+def test_every_link_resolves_in_the_page_wherever_it_is_moved(a_class, tmp_path):
+    """Issue 26 (1): links into the checkout's notebook files broke once the page was moved or mailed."""
+    moved = tmp_path / "mailed" / "report.html"
+    moved.parent.mkdir()
+    moved.write_text(a_class["page"], encoding="utf-8")  # the page alone, elsewhere
+    page = moved.read_text(encoding="utf-8")
+    ids = set(re.findall(r'\bid="([^"]+)"', page))
+    hrefs = [a["href"] for a in Tables(page).links]
+    assert hrefs and all(h.startswith("#") and h[1:] in ids for h in hrefs), [h for h in hrefs if h[1:] not in ids]
+    # the unit's entry says, in words, which notebook and which section teach it
+    (row,) = [r for r in Tables(page).body("mistakes") if r[0] == "[sdpa-no-scale]"]
+    entry = page.split('id="taught-01-attention-scaled_dot_product_attention"', 1)[1].split("</dd>", 1)[0]
+    assert "course/01-attention/01-attention.ipynb" in entry
+    assert html.escape("6. Your turn: scaled_dot_product_attention") in entry
+    assert "Fill the six blanks" in entry  # the first words of the section
+    assert "01-attention § 6. Your turn: scaled_dot_product_attention" in row[4]
 
 
 def test_who_needs_help_and_scores_match_the_records(a_class):
@@ -297,7 +307,8 @@ def test_the_run_section_reads_the_logs(a_class):
         count[a] += 1
     assert timing == dict(count)
     assert any("time budget" in row[1] for row in tables.body("warnings"))
-    assert f"{len(want['submitted'])} submission(s) graded by 2 worker(s)" in a_class["page"]
+    ((_, submissions, workers, wall),) = tables.body("runs")  # one run, from the logs: 2 workers, 1 s apart each
+    assert (int(submissions), int(workers), float(wall)) == (len(want["submitted"]), 2, len(want["submitted"]) + 1.0)
 
 
 def test_names_and_messages_are_escaped_and_the_page_is_self_contained(a_class, tmp_path):
@@ -482,22 +493,134 @@ def test_grading_writes_the_report_and_the_gradebook(tmp_path):
 
     source = write_sources(tmp_path / "source")
     submitted = write_submissions(tmp_path / "submitted", ["perfect", "mistake"])
+    roster = tmp_path / "roster.csv"  # "mistake" is not in it; "ghost" submitted nothing
+    roster.write_text("student_id,Student,ID,SIS User ID,SIS Login ID,Section\n"
+                      "perfect,\"Student, Perfect\",77,S-77,p.login,A\nghost,\"Ghost, G\",78,S-78,g.login,A\n",
+                      encoding="utf-8")
     command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(tmp_path / "out"),
-               "--source", str(source), "--timeout", "15", "--budget", "30"]
+               "--source", str(source), "--timeout", "15", "--budget", "30", "--roster", str(roster)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 0, result.stderr
+    assert "warning: 1 student(s) graded but not in the roster: mistake." in result.stderr
+    assert "warning: 1 student(s) of the roster have no submission: ghost." in result.stderr
     assert f"class report in {tmp_path / 'out' / 'report.html'}" in result.stderr
     records = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     tables = Tables((tmp_path / "out" / "report.html").read_text(encoding="utf-8"))
     assert {row[0]: int(row[1]) for row in tables.body("mistakes")} == \
         {f"[{i}]": n for i, n in expected(records)["ids"].items()} == {"[sdpa-no-scale]": 1}
     assert {row[0] for row in tables.body("timing")} == {"fx-attn", "fx-ctrl"}  # the run's own logs
+    ((_, graded, _, _),) = tables.body("runs")  # one run, whose timings each state keeps (runner.save_result)
+    assert int(graded) == len({(r["student"], r["assignment"]) for r in records})
+    state = json.loads((tmp_path / "out" / "state" / "perfect" / "fx-attn.json").read_text(encoding="utf-8"))
+    assert state["timing"]["run"].endswith("Z") and "grading perfect/fx-attn" in state["timing"]["log"]
     with open(tmp_path / "out" / "gradebook.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     points = defaultdict(float)
     for r in records:
         points[(r["student"], r["assignment"])] += r["points"]
-    by_student = {row["SIS Login ID"]: row for row in rows if row["Student"] != "Points Possible"}
-    assert set(by_student) == {"mistake", "perfect"}
+    by_login = {row["SIS Login ID"]: row for row in rows if row["Student"] != "Points Possible"}
+    assert set(by_login) == {"mistake", "p.login", "g.login"}
+    assert [by_login["p.login"][c] for c in ("Student", "ID", "SIS User ID")] == ["Student, Perfect", "77", "S-77"]
+    assert [by_login["g.login"][a] for a in ("fx-attn", "fx-ctrl")] == ["", ""]  # no submission: blank, said above
+    by_student = {"perfect": by_login["p.login"], "mistake": by_login["mistake"]}
     for (student, assignment), value in points.items():
         assert float(by_student[student][assignment] or 0) == value
+
+
+# ------------------------------------------------------------------ issue 26: title, colours, resumed runs
+
+def h1(page):
+    return html.unescape(re.search(r"<h1>(.*?)</h1>", page, re.S).group(1))
+
+
+def test_the_title_names_the_course_the_date_and_the_assignments(tmp_path):
+    out = tmp_path / "out"
+    records = submission("ada", "01-attention") + submission("ada", "02-multi-head")
+    first = h1(write_report(write_class(out, records)).read_text(encoding="utf-8"))
+    assert "Class report" not in first and "The Transformer, written by you" in first  # the course, not the folder
+    from autograder.grading.class_report import course_name
+    from autograder.grading.state import write_state
+
+    write_state(out, type("S", (), {"student": "ada", "assignment": "01-attention"})(), "key", [],
+                timing={"run": "2026-03-14T09:26:53Z", "worker": "w", "started": 1.0, "ended": 2.0, "log": ""})
+    page = write_report(out).read_text(encoding="utf-8")
+    title = h1(page)
+    assert course_name() == "The Transformer, written by you"  # this checkout's README (no course_id configured)
+    assert title == "The Transformer, written by you: class report of 2026-03-14 · 01-attention, 02-multi-head"
+    assert "Class report" not in title and "out" not in title.split()  # the folder is a subtitle at most
+    assert f"Results in {out.resolve()}" in html.unescape(page)
+    many = [r for a in ("01-a", "02-b", "03-c", "04-d", "05-e") for r in submission("ada", "01-attention")
+            for r in [dict(r, assignment=a)]]
+    assert "01-a to 05-e (5 assignments)" in h1(write_report(write_class(tmp_path / "five", many)).read_text())
+
+
+def heatmap_pixels(page):
+    """The heatmap's pixels (RGB, 0..1), decoded from the page."""
+    import base64
+    import io
+
+    import matplotlib.image
+
+    tag = re.search(r'<img src="data:image/png;base64,([^"]+)" alt="Heatmap', page)
+    return matplotlib.image.imread(io.BytesIO(base64.b64decode(tag.group(1))), format="png")[..., :3]
+
+
+@pytest.mark.parametrize("size", [1, 2, 5])
+def test_the_heatmap_of_a_small_class_reads(tmp_path, size):
+    """Issue 26 (3): with a small class every cell was the scale's top colour, black."""
+    records = []
+    for k in range(size):  # counts 1 .. size: ada alone on split_heads, all on sdpa-no-scale
+        records += submission(f"s{k}", "01-attention", {"scaled_dot_product_attention": ["sdpa-no-scale"]})
+        records += submission(f"s{k}", "02-multi-head", {"split_heads": ["heads-split-no-transpose"]} if k == 0 else {})
+    page, tables = report(tmp_path / "out", records)
+    pixels = heatmap_pixels(page)
+    dark = (pixels.max(axis=-1) < 0.2).mean()  # black: only the labels' text (a few %), no black block
+    assert dark < 0.02, dark  # measured: 0.005 now, 0.06 to 0.12 with the black scale
+    from autograder.grading.class_report import contrast, heatmap_colours, text_colour
+
+    _, _, colours = heatmap_colours(size)
+    assert sorted(colours) == list(range(1, size + 1))  # one colour, and one legend entry, per count
+    for count, colour in colours.items():
+        assert max(colour) > 0.25, (count, colour)  # never black
+        assert contrast(text_colour(colour), colour) >= 4.5  # its number reads (WCAG AA)
+    distinct = [sum((a - b) ** 2 for a, b in zip(colours[i], colours[j])) ** 0.5
+                for i in colours for j in colours if i < j]
+    assert min(distinct, default=1) > 0.08, distinct
+    assert "Heatmap" in page and "Students who made each mistake, per unit" in page  # figure, with its legend
+
+
+def test_all_perfect_and_all_zero_classes_say_so(tmp_path):
+    perfect = [r for s in ("ada", "bob") for r in submission(s, "01-attention")]
+    page, tables = report(tmp_path / "perfect", perfect)
+    assert "No misconception was named" in page and len(tables.images) == 1
+    zero = [r for s in ("ada", "bob", "cy") for r in submission(s, "01-attention", broken="missing-notebook")]
+    page, tables = report(tmp_path / "zero", zero)
+    assert "No misconception was named" in page and len(tables.images) == 1  # no empty heatmap
+    assert [row[1] for row in tables.body("unnamed")] == ["3"] and "lowest total" in page
+
+
+def test_a_resumed_run_keeps_the_timings_of_every_run(tmp_path):
+    """Issue 26 (4): after Ctrl-C and the same command, the timing tables covered the last run only."""
+    from autograder.grading.state import write_state
+
+    records = [r for s in ("ada", "bob", "cy") for r in submission(s, "01-attention")]
+    out = write_class(tmp_path / "out", records)
+    logs = out / "logs"
+    logs.mkdir()  # the last run graded cy only: OUT/logs/ is that run's
+    (logs / "grading.log").write_text("grading cy/01-attention\n  nbgrader autograde: 4.00 s\n", encoding="utf-8")
+    (logs / "tasks.jsonl").write_text(json.dumps({"submission": "cy/01-attention", "worker": "w1",
+                                                  "started": 2000.0, "ended": 2004.0}) + "\n", encoding="utf-8")
+    for student, run, seconds in (("ada", "2026-11-25T10:00:00Z", 2.0), ("bob", "2026-11-25T10:00:00Z", 3.0),
+                                  ("cy", "2026-11-25T11:30:00Z", 4.0)):
+        log = f"grading {student}/01-attention\n  nbgrader autograde: {seconds:.2f} s\n"
+        if student == "bob":
+            log += "  the notebook ran past its time budget of 120 s: its kernel is stopped\n"
+        write_state(out, type("S", (), {"student": student, "assignment": "01-attention"})(), "key", [],
+                    timing={"run": run, "worker": "w0", "started": 1000.0, "ended": 1000.0 + seconds, "log": log})
+    page = write_report(out).read_text(encoding="utf-8")
+    tables = Tables(page)
+    assert {row[0]: row[1:] for row in tables.body("timing")} == {"01-attention": ["3", "3.0", "4.0", "cy/01-attention"]}
+    assert {row[0]: int(row[1]) for row in tables.body("runs")} == {"2026-11-25 10:00 UTC": 2, "2026-11-25 11:30 UTC": 1}
+    assert "come from 2 run(s): 2026-11-25 10:00 UTC, 2026-11-25 11:30 UTC" in html.unescape(page)
+    assert any("time budget" in row[1] for row in tables.body("warnings") if row[0] == "bob/01-attention")
+    assert "class report of 2026-11-25" in h1(page)

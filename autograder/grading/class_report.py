@@ -5,14 +5,15 @@ self-contained page: figures are PNGs embedded in it, no JavaScript, no network.
 
 1. at a glance: the few lines to read before the next lecture;
 2. misconceptions: a heatmap of unit x mistake id (number of students), the same counts as a
-   table, each id linked to its explanation (the catalogue text learners see) and to the
-   section of the release notebook that teaches the unit; units left unanswered apart;
+   table, each id linked to its explanation (the catalogue text learners see) and to where its
+   unit is taught (the release notebook and its section, in words, in the page: every link of
+   the page stays inside it, so it can be moved or mailed); units left unanswered apart;
 3. who needs help: the lowest totals, missing or unreadable notebooks, folders in SUBMITTED that
    were not graded (OUT/logs/not-graded.txt), notebooks stopped by the time budget or a sandbox
    limit, tampering;
 4. scores: the distribution per assignment, and per unit the share of the class with full marks;
-5. the run: what was graded, the time per notebook, the run's warnings (as the terminal showed them) and
-   anything graded with warnings.
+5. the run: what was graded, by which runs (a resumed run's earlier timings are kept in OUT/state/), the
+   time per notebook, the run's warnings (as the terminal showed them) and anything graded with warnings.
 
 A mistake id is named by a feedback message when a line of it starts with ``[id]`` (after an
 exception's name, as in ``AssertionError: [sdpa-no-scale] ...``): the syntax of
@@ -32,11 +33,15 @@ import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 from autograder.grading.layout import read_not_graded
 from autograder.grading.report import MISCONCEPTION, NO_NOTEBOOK, RUN_WARNINGS, read_lines
-from autograder.paths import COURSE
+from autograder.grading.state import read_timing
+from autograder.levels import DEFAULT_LEVEL
+from autograder.paths import COURSE, ROOT
+from learner_kit.i18n import add_translations, tr
+
+add_translations("autograder.locales")  # the report's sentences in the instructor's language (COURSE_LANG)
 
 NAMED = re.compile(r"^(?:[A-Za-z_][\w.]*: *)?" + MISCONCEPTION.pattern, re.M)
 UNANSWERED = "not-implemented"  # a blank left as it was: not a misconception, shown apart
@@ -48,8 +53,9 @@ BOX_FROM = 5  # submissions of an assignment from which the distribution gets a 
 LOWEST_SHOWN = 10  # students listed under "lowest totals"
 ROWS_SHOWN = 50  # rows of a long table before "... and N more"
 HEATMAP_IDS = 30  # ids drawn in the heatmap (the table lists them all)
+DISCRETE_UP_TO = 12  # up to this many students in a heatmap cell, one distinct colour per count
 NAMES_SHOWN = 8  # student names per mistake id
-FRAGMENT_SAFE = "!$&'()*+,;=:@/?"  # characters a URL fragment may hold as they are (RFC 3986)
+SUMMARY_CHARS = 280  # of the paragraph under a teaching section's heading, in "Where each unit is taught"
 
 # What stopped a notebook, by a fragment of its message (first match wins; the order matters).
 LIMITS = (
@@ -123,7 +129,8 @@ def clean_records(raw):
             feedback = [feedback] if isinstance(feedback, str) else [str(f) for f in feedback]
             records.append({"student": str(r["student"]), "assignment": str(r["assignment"]),
                             "notebook": str(r.get("notebook") or ""), "grade_id": str(r["grade_id"]),
-                            "points": points, "max_points": maximum, "feedback": feedback})
+                            "points": points, "max_points": maximum, "feedback": feedback,
+                            "level": str(r.get("level") or DEFAULT_LEVEL)})
         except (KeyError, TypeError, ValueError, AttributeError):
             bad += 1
     return records, bad
@@ -149,29 +156,34 @@ def classify(messages):
     return None
 
 
+def parse_log(text):
+    """({submission: {phase: seconds}}, {submission: [notes]}) of grading.log's text (a later block of a
+    submission replaces an earlier one)."""
+    phases, notes, current = {}, {}, None
+    for line in text.splitlines():
+        start = re.match(r"^grading (\S.*)$", line)
+        timed = re.match(r"^  (.+?): (\d+(?:\.\d+)?) s$", line)
+        if start:
+            current = start.group(1)
+            phases[current], notes[current] = {}, []
+        elif timed and current is not None:
+            phase = re.sub(r" of \S+$", "", timed.group(1))
+            phases[current][phase] = phases[current].get(phase, 0.0) + float(timed.group(2))
+        elif current is not None and line.strip() and not line.startswith(TRACEBACK_LINES):
+            notes[current].append(line.strip())  # a note of the grader's, or the last line of a traceback
+    return phases, {k: v for k, v in notes.items() if v}
+
+
 def read_logs(out: Path):
-    """Run facts from OUT/logs/ (each part None where its file is missing or unreadable)."""
+    """Run facts from OUT/logs/, the last run's (each part None where its file is missing or unreadable)."""
     facts = {"phases": None, "notes": None, "tasks": None, "not_graded": read_not_graded(out),
              "warnings": read_lines(out / RUN_WARNINGS)}
     log = out / "logs" / "grading.log"
     if log.is_file():
-        phases, notes, current = defaultdict(dict), defaultdict(list), None
         try:
-            text = log.read_text(encoding="utf-8", errors="replace")
+            facts["phases"], facts["notes"] = parse_log(log.read_text(encoding="utf-8", errors="replace"))
         except OSError:
-            text = None
-        for line in (text or "").splitlines():
-            start = re.match(r"^grading (\S.*)$", line)
-            timed = re.match(r"^  (.+?): (\d+(?:\.\d+)?) s$", line)
-            if start:
-                current = start.group(1)
-            elif timed and current is not None:
-                phase = re.sub(r" of \S+$", "", timed.group(1))
-                phases[current][phase] = phases[current].get(phase, 0.0) + float(timed.group(2))
-            elif current is not None and line.strip() and not line.startswith(TRACEBACK_LINES):
-                notes[current].append(line.strip())  # a note of the grader's, or the last line of a traceback
-        if text is not None:
-            facts["phases"], facts["notes"] = dict(phases), dict(notes)
+            pass
     tasks = out / "logs" / "tasks.jsonl"
     if tasks.is_file():
         rows = []
@@ -189,6 +201,38 @@ def read_logs(out: Path):
     return facts
 
 
+def run_label(seconds):
+    """A run's id as the runner writes it (its start, UTC) from a time.time()."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def kept_timings(out: Path, submissions, facts):
+    """{student/assignment: {"run", "worker", "started", "ended", "phases", "notes"}} of the submissions whose
+    results are kept, from the run that graded each: its state (OUT/state/, written by that run), else the
+    last run's logs (an OUT from before states kept timings). A submission with neither is left out."""
+    tasks = {t["submission"]: t for t in facts.get("tasks") or []}
+    last_run = run_label(min(t["started"] for t in tasks.values())) if tasks else None
+    phases, notes = facts.get("phases") or {}, facts.get("notes") or {}
+    timings = {}
+    for student, assignment in submissions:
+        key = f"{student}/{assignment}"
+        saved = read_timing(out, student, assignment)
+        if saved is not None:
+            saved_phases, saved_notes = parse_log(str(saved.get("log") or ""))
+            try:
+                timings[key] = {"run": str(saved.get("run") or ""), "worker": str(saved.get("worker", "")),
+                                "started": float(saved["started"]), "ended": float(saved["ended"]),
+                                "phases": saved_phases.get(key, {}), "notes": saved_notes.get(key, [])}
+                continue
+            except (KeyError, TypeError, ValueError):
+                pass
+        if key in tasks or key in phases:
+            task = tasks.get(key, {})
+            timings[key] = {"run": last_run or "", "worker": task.get("worker", ""), "started": task.get("started"),
+                            "ended": task.get("ended"), "phases": phases.get(key, {}), "notes": notes.get(key, [])}
+    return timings
+
+
 # ------------------------------------------------------------------ where a unit is taught
 
 def heading_text(heading):
@@ -198,13 +242,9 @@ def heading_text(heading):
     return re.sub(r"(?<!\w)\*(\S[^*]*)\*", r"\1", text).strip()
 
 
-def heading_anchor(heading):
-    """JupyterLab's id for a Markdown heading: its rendered text, spaces replaced by '-'."""
-    return heading_text(heading).replace(" ", "-")
-
-
 def notebook_sections(path: Path):
-    """[(kind, value)] of a notebook, in order: ("heading", text) for ## headings, ("cell", (grade_id, solution))."""
+    """[(kind, value)] of a notebook, in order: ("heading", (text, first paragraph)) for ## headings,
+    ("cell", (grade_id, solution))."""
     try:
         notebook = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -214,30 +254,65 @@ def notebook_sections(path: Path):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
         if cell.get("cell_type") == "markdown":
-            items += [("heading", line[3:].strip()) for line in source.splitlines() if line.startswith("## ")]
+            lines = source.splitlines()
+            for k, line in enumerate(lines):
+                if line.startswith("## "):
+                    items.append(("heading", (line[3:].strip(), first_paragraph(lines[k + 1:]))))
         meta = (cell.get("metadata") or {}).get("nbgrader") or {}
         if meta.get("grade_id"):
             items.append(("cell", (str(meta["grade_id"]), bool(meta.get("solution")))))
     return items
 
 
-class Teaching:
-    """Links to the release notebook section that teaches each unit: the ## heading above its answer cell.
+def first_paragraph(lines, limit=SUMMARY_CHARS):
+    """The first paragraph of Markdown ``lines`` as plain text (marks removed), cut to ``limit`` characters."""
+    paragraph = []
+    for line in lines:
+        if line.startswith("#") or (not line.strip() and paragraph):
+            break
+        if line.strip():
+            paragraph.append(line.strip())
+    text = heading_text(" ".join(paragraph)).replace("$", "")
+    return text if len(text) <= limit else text[: limit - 3].rsplit(" ", 1)[0] + "..."
 
-    The link is relative to the page (computed when it is written), so it works while OUT and this
-    checkout stay where they were; the section's title is also shown as text. Anchors are
-    JupyterLab's (open the notebook in JupyterLab); a browser shows the notebook file itself.
+
+@dataclass(frozen=True)
+class Section:
+    """Where a unit is taught: the release notebook (its path in the course folder), the ## heading above the
+    unit's answer cell, the first paragraph under it, and the id of its entry in the report."""
+    assignment: str
+    unit: str
+    notebook: str
+    title: str
+    summary: str
+
+    @property
+    def anchor(self):
+        return "taught-" + re.sub(r"[^A-Za-z0-9_-]", "_", f"{self.assignment}-{self.unit}")
+
+
+class Teaching:
+    """The release notebook section that teaches each unit: the ## heading above its answer cell.
+
+    The report links to its own list of these sections ("Where each unit is taught"), which says in words
+    which notebook and which section to open: a link into the notebook files would break as soon as the
+    page is moved or mailed, and a browser shows a notebook as JSON anyway.
     """
 
     def __init__(self, out: Path, course_dir: Path | None = COURSE):
         self.out, self.course_dir, self.cache = out, course_dir, {}
 
     def section(self, assignment, notebook, unit):
-        """(title, href) of the section teaching ``unit``, or None."""
+        """The Section teaching ``unit``, or None."""
         key = (assignment, notebook, unit)
         if key not in self.cache:
             self.cache[key] = self._find(assignment, notebook, unit)
         return self.cache[key]
+
+    @property
+    def found(self):
+        """Every Section found so far, in the order they were asked for."""
+        return [s for s in self.cache.values() if s is not None]
 
     def _find(self, assignment, notebook, unit):
         if self.course_dir is None or not notebook:
@@ -251,14 +326,11 @@ class Teaching:
                 first_graded = heading  # the answer cell: the section that teaches the unit
                 break
             elif first_graded is None and unit_of(value[0]) == unit:
-                first_graded = heading or ""
-        if not first_graded:
+                first_graded = heading or ("", "")
+        if not first_graded or not first_graded[0]:
             return None
-        try:
-            href = Path(os.path.relpath(path, self.out)).as_posix()
-        except ValueError:  # another drive (Windows)
-            href = path.resolve().as_uri()
-        return heading_text(first_graded), f"{quote(href)}#{quote(heading_anchor(first_graded), safe=FRAGMENT_SAFE)}"
+        shown = f"{Path(self.course_dir).name}/{assignment}/{notebook}.ipynb"
+        return Section(assignment, unit, shown, heading_text(first_graded[0]), first_graded[1])
 
 
 def catalogue():
@@ -277,6 +349,7 @@ class ClassData:
     records: list
     bad_records: int = 0
     students: list = field(default_factory=list)
+    levels: dict = field(default_factory=dict)  # (student, assignment) -> the level it was released at
     assignments: list = field(default_factory=list)
     submissions: dict = field(default_factory=dict)  # (student, assignment) -> [points, max]
     assignment_max: dict = field(default_factory=dict)  # assignment -> its max points
@@ -313,6 +386,7 @@ def analyse(records, bad_records=0):
         units.setdefault(unit, len(units))
         data.unit_notebook.setdefault(unit, notebook)
         total = data.submissions.setdefault((student, assignment), [0.0, 0.0])
+        data.levels.setdefault((student, assignment), r.get("level", DEFAULT_LEVEL))
         total[0] += r["points"]
         total[1] += r["max_points"]
         score = unit_scores[unit].setdefault(student, [0.0, 0.0])
@@ -392,12 +466,49 @@ def unit_labels(units):
     return {u: (u[1] if names[u[1]] == 1 else f"{u[1]} ({u[0]})") for u in units}
 
 
+def heatmap_colours(top):
+    """(colormap, norm, {count: RGB}) of the heatmap, whose counts run from 1 to ``top``.
+
+    seaborn's "flare" palette: light orange to dark purple, never black, so that a small class (where
+    every count is the maximum) still reads. Up to DISCRETE_UP_TO students, one distinct colour per count
+    (and a legend with one entry per count); beyond, a continuous scale with whole-number ticks.
+    """
+    import numpy as np
+    import seaborn as sns
+    from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
+
+    top = max(1, int(top))
+    if top <= DISCRETE_UP_TO:
+        # one colour per count, spread over the palette (a lone count gets the palette's middle)
+        palette = sns.color_palette("flare", n_colors=max(top, 1))
+        colormap, norm = ListedColormap(palette), BoundaryNorm(np.arange(0.5, top + 1.5), top)
+        return colormap, norm, {count: tuple(palette[count - 1]) for count in range(1, top + 1)}
+    colormap, norm = sns.color_palette("flare", as_cmap=True), Normalize(vmin=1, vmax=top)
+    return colormap, norm, {count: tuple(colormap(norm(count)))[:3] for count in range(1, top + 1)}
+
+
+def luminance(rgb):
+    """WCAG relative luminance of an RGB colour (channels 0..1)."""
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a, b):
+    """WCAG contrast ratio of two colours."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def text_colour(background):
+    """Black or white, whichever reads better on ``background``."""
+    return max(((0.0, 0.0, 0.0), (1.0, 1.0, 1.0)), key=lambda ink: contrast(ink, background))
+
+
 def heatmap_figure(ranking, labels):
     """Unit (columns) x mistake id (rows) heatmap of numbers of students, both sorted by frequency."""
     import numpy as np
     import seaborn as sns
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
 
     rows = ranking[:HEATMAP_IDS]
     unit_totals = Counter()
@@ -405,16 +516,25 @@ def heatmap_figure(ranking, labels):
         unit_totals.update(per_unit)
     columns = sorted(unit_totals, key=lambda u: (-unit_totals[u], u))
     counts = np.array([[per_unit.get(u, 0) for u in columns] for _, _, per_unit in rows])
-    figure = Figure(figsize=(min(24, 3.2 + 0.55 * len(columns)), min(30, 1.6 + 0.34 * len(rows))))
+    top = int(counts.max()) if counts.size else 1
+    colormap, norm, colours = heatmap_colours(top)
+    figure = Figure(figsize=(min(24, 3.6 + 0.55 * len(columns)), min(30, 1.8 + 0.34 * len(rows))))
     axes = figure.subplots()
-    sns.heatmap(counts, ax=axes, mask=counts == 0, annot=len(rows) * len(columns) <= 1200, fmt="d", cmap="rocket_r",
-                vmin=0, cbar_kws={"label": "students"}, linewidths=0.5, linecolor="#dddddd",
+    annotate = len(rows) * len(columns) <= 1200
+    sns.heatmap(counts, ax=axes, mask=counts == 0, annot=annotate, fmt="d", cmap=colormap, norm=norm,
+                cbar_kws={"label": "students"}, linewidths=0.5, linecolor="#dddddd",
                 xticklabels=[labels[u] for u in columns], yticklabels=[m for m, _, _ in rows])
+    for text in axes.texts if annotate else ():  # each number in the ink that reads best on its cell's colour
+        text.set_color(text_colour(colours.get(int(text.get_text()), (1.0, 1.0, 1.0))))
     axes.set_xlabel("unit (most frequent mistakes first)")
     axes.set_ylabel("mistake id")
     axes.tick_params(axis="x", labelrotation=45)
     axes.tick_params(axis="y", labelrotation=0)
-    axes.collections[0].colorbar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    colorbar = axes.collections[0].colorbar
+    ticks = list(range(1, top + 1)) if top <= DISCRETE_UP_TO else \
+        sorted({int(round(t)) for t in np.linspace(1, top, 6)})
+    colorbar.set_ticks(ticks)
+    colorbar.set_ticklabels([str(t) for t in ticks])
     for tick in axes.get_xticklabels():
         tick.set_horizontalalignment("right")
     axes.set_facecolor("white")
@@ -468,7 +588,7 @@ th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bar{display:inline-block;height:.7rem;background:#4a7ab5;vertical-align:middle;margin-right:.4rem}
 figure{margin:1rem 0}img{max-width:100%;height:auto}figcaption{font-size:.9rem;color:#444}
 code,.id{font-family:ui-monospace,Menlo,Consolas,monospace}.msg{white-space:pre-wrap;font-size:.85rem}
-nav ul{columns:2}.note{color:#444}dt{font-weight:600;margin-top:.8rem}
+nav ul{columns:2}.note{color:#444}.subtitle{color:#444;margin-top:-.6rem}dt{font-weight:600;margin-top:.8rem}
 """
 
 
@@ -490,11 +610,27 @@ def id_link(mistake):
 
 
 def section_link(teaching, data, unit):
+    """A link to the unit's entry under "Where each unit is taught" (in this page), or its assignment as text."""
     found = teaching.section(unit[0], data.unit_notebook.get(unit, ""), unit[1])
     if not found:
         return esc(f"{unit[0]}")
-    title, href = found
-    return Markup(f'<a href="{esc(href)}">{esc(unit[0])} § {esc(title)}</a>')
+    return Markup(f'<a href="#{esc(found.anchor)}">{esc(unit[0])} § {esc(found.title)}</a>')
+
+
+def taught_section(teaching):
+    """Where each unit linked from the page is taught, in words: the notebook to open and its section."""
+    sections = sorted(set(teaching.found), key=lambda s: (s.assignment, s.notebook, s.unit))
+    if not sections:
+        return Markup("")
+    how = tr("Open the notebook in JupyterLab and go to the section named here (its table of contents lists the "
+             "sections); the text under the section's heading begins as quoted.")
+    parts = [f'<h3 id="taught">{esc(tr("Where each unit is taught"))}</h3>', f'<p class="note">{esc(how)}</p><dl>']
+    for s in sections:
+        parts.append(f'<dt id="{esc(s.anchor)}"><span class="id">{esc(s.unit)}</span></dt><dd><p>'
+                     + esc(tr("Taught in {notebook}, section “{title}”.", notebook=s.notebook, title=s.title))
+                     + "</p>" + (f'<p class="note">{esc(s.summary)}</p>' if s.summary else "") + "</dd>")
+    parts.append("</dl>")
+    return Markup("".join(parts))
 
 
 def section_links(teaching, data, units, separator):
@@ -605,6 +741,7 @@ def misconceptions_section(data, ranking, labels, teaching, texts):
             parts.append(f'<dt id="why-{esc(mistake)}" class="id">[{esc(mistake)}]</dt><dd>{body}'
                          f"<p>Taught in: {taught}</p></dd>")
         parts.append("</dl>")
+    parts.append(taught_section(teaching))
     parts.append("</section>")
     return Markup("".join(parts))
 
@@ -694,6 +831,7 @@ def scores_section(data, labels):
     parts.append(table("Scores per assignment", ["assignment", "submissions", "max points", "mean", "median", "lowest",
                                                  "highest", "full marks"], rows, "assignments",
                        numeric=(1, 2, 3, 4, 5, 6, 7)))
+    parts.append(levels_table(data))
     rows = []
     for unit in data.units:
         scores = data.unit_scores[unit]
@@ -708,6 +846,22 @@ def scores_section(data, labels):
     return Markup("".join(parts))
 
 
+def levels_table(data):
+    """Which submissions were at the challenge level (autograder/levels.py), a row per student; the rest are guided."""
+    by_student = defaultdict(lambda: defaultdict(list))
+    for (student, assignment), level in sorted(data.levels.items()):
+        by_student[student][level].append(assignment)
+    rows = [(student, ", ".join(levels["challenge"]), ", ".join(levels.get(DEFAULT_LEVEL, [])) or tr("none"))
+            for student, levels in sorted(by_student.items()) if levels.get("challenge")]
+    if not rows:
+        return Markup(f"<p>{esc(tr('Every submission was at the guided level.'))}</p>")
+    count = sum(len(levels.get("challenge", [])) for levels in by_student.values())
+    return table(tr("Submissions at the challenge level ({count}; every other submission was at the guided level; "
+                    "both levels are graded by the same tests)", count=count),
+                 [tr("student"), tr("challenge level"), tr("guided level")], rows[:ROWS_SHOWN], "levels",
+                 more=len(rows) - ROWS_SHOWN)
+
+
 def run_section(data, facts, out: Path):
     parts = ['<section id="run"><h2>The run</h2><ul>']
     notebooks = {(s, a, nb) for s, a, nb in ((r["student"], r["assignment"], r["notebook"]) for r in data.records)}
@@ -715,22 +869,18 @@ def run_section(data, facts, out: Path):
                  f"cell(s)) from {len(data.students)} student(s) in results.json.</li>")
     if data.bad_records:
         parts.append(f"<li>{data.bad_records} record(s) of results.json could not be read and were skipped.</li>")
-    tasks = facts.get("tasks")
-    if tasks:
-        span = max(t["ended"] for t in tasks) - min(t["started"] for t in tasks)
-        workers = len({t["worker"] for t in tasks})
-        parts.append(f"<li>Last run: {len(tasks)} submission(s) graded by {workers} worker(s) in {span:.1f} s "
-                     f"(others, if any, were already graded: resumed from OUT/state/).</li>")
-    elif tasks is None:
-        parts.append("<li>No OUT/logs/tasks.jsonl: which worker graded what, and when, is unknown.</li>")
+    timings = facts.get("timings") or {}
+    parts.append(runs_item(timings, len(data.submissions)))
     parts.append("</ul>")
-    phases = facts.get("phases")
+    if timings:
+        parts.append(runs_table(timings))
+    phases = {key: t["phases"] for key, t in timings.items() if t["phases"]}
     if phases:
         per_notebook = defaultdict(list)  # assignment -> [(seconds per notebook, submission)]
         counts = Counter((s, a) for s, a, _ in notebooks)
-        for submission, timings in phases.items():
+        for submission, timed in phases.items():
             student, _, assignment = submission.rpartition("/")
-            total = sum(timings.values()) / max(1, counts.get((student, assignment), 1))
+            total = sum(timed.values()) / max(1, counts.get((student, assignment), 1))
             per_notebook[assignment].append((total, submission))
         rows = []
         for assignment in sorted(per_notebook):
@@ -738,29 +888,32 @@ def run_section(data, facts, out: Path):
             slowest = max(values)
             rows.append((assignment, len(values), f"{statistics.median(v for v, _ in values):.1f}",
                          f"{slowest[0]:.1f}", slowest[1]))
-        parts.append(table("Time per notebook (seconds, all phases, from OUT/logs/grading.log)",
+        source = tr("of the runs above, kept in OUT/state/") if len({t["run"] for t in timings.values()}) > 1 else \
+            tr("of the run above")
+        parts.append(table(tr("Time per notebook (seconds, all phases, {source})", source=source),
                            ["assignment", "submissions", "median", "max", "slowest"], rows, "timing",
                            numeric=(1, 2, 3)))
         by_phase = defaultdict(list)
-        for timings in phases.values():
-            for phase, seconds in timings.items():
+        for timed in phases.values():
+            for phase, seconds in timed.items():
                 by_phase[phase].append(seconds)
         rows = [(phase, len(v), f"{statistics.median(v):.2f}", f"{max(v):.2f}", f"{sum(v):.1f}")
                 for phase, v in sorted(by_phase.items(), key=lambda item: -sum(item[1]))]
         parts.append(table("Where the time went (seconds per submission, by phase)",
                            ["phase", "submissions", "median", "max", "total"], rows, "phases", numeric=(1, 2, 3, 4)))
-    elif phases is None:
+    elif facts.get("phases") is None:
         parts.append("<p>No OUT/logs/grading.log: time per notebook unknown (a report made from results.json alone, "
                      "or the logs were removed).</p>")
     flagged = [("(the whole run)", line) for line in run_warnings(facts, out)]
     if facts.get("not_graded"):  # the terminal warned about each of them too
         flagged.append(("(SUBMITTED)", f"{len(facts['not_graded'])} folder(s) or file(s) in SUBMITTED not graded: "
                                        "see In SUBMITTED but not graded, under Who needs help"))
-    for submission, lines in sorted((facts.get("notes") or {}).items()):
+    notes = {key: t["notes"] for key, t in timings.items() if t["notes"]} if timings else facts.get("notes") or {}
+    for submission, lines in sorted(notes.items()):
         for line in lines[:5]:
             flagged.append((submission, line))
         if len(lines) > 5:
-            flagged.append((submission, f"... {len(lines) - 5} more line(s) in OUT/logs/grading.log"))
+            flagged.append((submission, tr("... {count} more line(s) in its grading log", count=len(lines) - 5)))
     for s, a, nb in sorted(data.outside_only):
         flagged.append((f"{s}/{a}", f"{nb}: nbgrader could not run it to the end; graded outside the notebook kernel only"))
     for (s, a, nb), (kind, _, message) in sorted(data.problems.items()):
@@ -775,6 +928,42 @@ def run_section(data, facts, out: Path):
     return Markup("".join(parts))
 
 
+def run_time(label):
+    """A run's id (its start, UTC, as the runner writes it) for people: "2026-11-25 14:05 UTC"."""
+    found = re.fullmatch(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\dZ", label or "")
+    return f"{found.group(1)} {found.group(2)} UTC" if found else tr("an unnamed run")
+
+
+def runs_item(timings, submissions):
+    """The list item saying which runs graded the kept results."""
+    if not timings:
+        text = tr("No timings: which run graded what, and when, is unknown (no OUT/logs/tasks.jsonl, and no timings "
+                  "kept in OUT/state/).")
+        return Markup(f"<li>{esc(text)}</li>")
+    runs = sorted({t["run"] for t in timings.values()})
+    text = tr("The {kept} submission(s) with timings come from {count} run(s): {runs}.", kept=len(timings),
+              count=len(runs), runs=", ".join(run_time(r) for r in runs))
+    if submissions > len(timings):
+        text += " " + tr("{missing} other submission(s) have none (graded by a version of the grader that kept no "
+                         "timings, or never graded).", missing=submissions - len(timings))
+    return Markup(f"<li>{esc(text)}</li>")
+
+
+def runs_table(timings):
+    """One row per run that graded kept results: when, how many submissions, workers, wall time."""
+    by_run = defaultdict(list)
+    for timing in timings.values():
+        by_run[timing["run"]].append(timing)
+    rows = []
+    for run in sorted(by_run):
+        spans = [(t["started"], t["ended"]) for t in by_run[run] if t["started"] is not None and t["ended"] is not None]
+        wall = f"{max(e for _, e in spans) - min(s for s, _ in spans):.1f}" if spans else "n/a"
+        rows.append((run_time(run), len(by_run[run]), len({t["worker"] for t in by_run[run] if t["worker"]}), wall))
+    return table(tr("Runs whose results are kept (a resumed or repeated run grades only what changed)"),
+                 [tr("run started"), tr("submissions"), tr("workers"), tr("wall time (s)")], rows, "runs",
+                 numeric=(1, 2, 3))
+
+
 def run_warnings(facts, out: Path):
     """The run's own warnings (OUT/logs/warnings.txt), and --no-sandbox's where an older run left only its file."""
     lines = list(facts.get("warnings") or [])
@@ -786,22 +975,66 @@ def run_warnings(facts, out: Path):
     return lines
 
 
-def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, title=None):
+def course_name():
+    """The course's name: nbgrader's CourseDirectory.course_id where nbgrader_config.py sets one, else the title
+    of this checkout's README."""
+    try:
+        from autograder.grading.config import load_course_config
+
+        course = load_course_config().CourseDirectory
+        if "course_id" in course and str(course.course_id).strip():
+            return str(course.course_id).strip()
+    except Exception:  # a broken nbgrader_config.py is the grader's business, not the report's
+        pass
+    for line in (read_lines(ROOT / "README.md") or []):
+        if line.startswith("# "):
+            return line[2:].strip()
+    return tr("the course")
+
+
+def assignments_text(assignments):
+    """The assignments graded, for the title: all of them, or the first and last of a long list."""
+    if len(assignments) <= 4:
+        return ", ".join(assignments)
+    return tr("{first} to {last} ({count} assignments)", first=assignments[0], last=assignments[-1],
+              count=len(assignments))
+
+
+def heading(data, timings, out: Path, course):
+    """(title, subtitle) of the page: the course, the date of the run and the assignments; the folder below."""
+    runs = sorted({t["run"] for t in timings.values() if t["run"]})
+    results = out / "results.json"
+    if runs:
+        when = run_time(runs[-1])[:10]
+    else:
+        when = time.strftime("%Y-%m-%d", time.gmtime(results.stat().st_mtime if results.is_file() else time.time()))
+    title = tr("{course}: class report of {date}", course=course, date=when)
+    if data.assignments:
+        title += " · " + assignments_text(data.assignments)
+    return title, tr("Results in {folder}", folder=str(out))
+
+
+def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, title=None, course=None):
     """The page, as a string, for clean ``records``."""
     data = analyse(records, bad_records)
-    facts = facts if facts is not None else {"phases": None, "notes": None, "tasks": None}
+    facts = dict(facts) if facts is not None else {"phases": None, "notes": None, "tasks": None}
+    if "timings" not in facts:
+        stopped = {(s, a) for (s, a, _), (kind, _, message) in data.problems.items()
+                   if kind == "grader" and "stopped before this submission" in message}
+        facts["timings"] = kept_timings(out, [k for k in data.submissions if k not in stopped], facts)
     labels = unit_labels(data.units)
     ranking = mistake_ranking(data)
     totals = student_totals(data)
     teaching = Teaching(out, course_dir)
-    title = title or f"Class report: {out.name}"
+    title, subtitle = heading(data, facts["timings"], out, course or course_name()) if title is None else (title, "")
     nav = ('<nav aria-label="sections"><ul><li><a href="#glance">At a glance</a></li>'
            '<li><a href="#misconceptions">Misconceptions</a></li><li><a href="#help">Who needs help</a></li>'
            '<li><a href="#scores">Scores</a></li><li><a href="#run">The run</a></li></ul></nav>')
     made = time.strftime("%Y-%m-%d %H:%M")
-    body = [f"<h1>{esc(title)}</h1>",
-            f'<p class="note">Made {esc(made)} from {esc(out / "results.json")}. Links to notebook sections open the '
-            "release notebooks of this checkout (in JupyterLab, the link's section).</p>", nav]
+    note = tr("Made {made} from results.json. Which notebook of the course, and which section, teaches each unit "
+              "is said under Misconceptions.", made=made)
+    body = [f"<h1>{esc(title)}</h1>", f'<p class="subtitle">{esc(subtitle)}</p>' if subtitle else "",
+            f'<p class="note">{esc(note)}</p>', nav]
     if not data.records:
         body.append("<p><strong>No graded cells in results.json</strong>: nothing was graded (an empty class?).</p>")
     body += [glance_section(data, ranking, totals, labels), misconceptions_section(data, ranking, labels, teaching, catalogue()),
