@@ -3,6 +3,8 @@
     from learner_kit.fonts import use_korean_font
     use_korean_font()   # titles and labels in Korean render, no missing-glyph boxes
 
+The lab's pages get the same font (learner_kit/lab_style.py serves web_font's bytes).
+
 The font is NanumGothic (SIL Open Font License), shipped inside the `koreanize-matplotlib` wheel
 pinned in requirements.txt. Only its font files are used: importing that package would also change
 matplotlib's settings as a side effect, so it is located, not imported.
@@ -36,3 +38,24 @@ def use_korean_font():
     # takes every glyph from the first family only.
     rcParams["font.family"] = ["DejaVu Sans", FAMILY]
     return FAMILY
+
+
+# Visual TrueType's sources of the hinting, which no renderer reads: NanumGothic's TSI3 is empty, and the font
+# sanitiser of Chromium and Firefox (OTS) then rejects the whole file ("TSI3: zero-length table").
+VTT_TABLES = ("TSI0", "TSI1", "TSI2", "TSI3", "TSI5")
+
+
+def web_font(file):
+    """The bytes of a .ttf as a browser accepts it: the same font without Visual TrueType's tables (the other
+    tables are copied as they are)."""
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(str(file), lazy=True, recalcTimestamp=False)
+    for tag in VTT_TABLES:
+        if tag in font:
+            del font[tag]
+    out = io.BytesIO()
+    font.save(out)
+    return out.getvalue()

@@ -166,3 +166,43 @@ def test_latex_outputs_are_typeset(tmp_path):
                                                                    "text/plain": "<IPython.core.display.Math object>"})]
     body = body_of(feedback_page([shown], tmp_path))
     assert "<msqrt>" in body and r"\sqrt" not in body
+
+
+def test_the_page_speaks_the_notebooks_language(tmp_path):
+    """nbgrader's template writes its own words in English (Score:, Grade cell:, Student's answer, In [3]:...): a
+    Korean notebook's page has them in Korean (templates/course_feedback), an English page as nbgrader writes them."""
+    answer = nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {
+        "grade": False, "solution": True, "locked": False, "grade_id": "sdpa", "schema_version": 3, "comment": "Good"}})
+    answer.execution_count = 3
+    shown = nbformat.v4.new_code_cell("1 + 1")
+    shown.execution_count = 4
+    shown.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "2"}, execution_count=4)]
+    cells = [answer, shown] + unit_cells()
+    english_words = ["Score:", "Test cell", "Student's answer", "Grade cell:", "(Top)", "Comments:",
+                     "In\xa0[3]:", "Out[4]:", "In\xa0[\xa0]:"]
+    english = body_of(feedback_page(cells, tmp_path))
+    assert [word for word in english_words if word not in english] == []
+    korean = body_of(feedback_page(cells, tmp_path, language="ko"))
+    assert [word for word in english_words if word in korean] == []
+    for word in ("점수: 1.0 / 6.0", "테스트 셀", "제출한 답안", "채점 셀: <code>sdpa-hidden-values</code>", "(맨 위로)",
+                 "코멘트:", "입력\xa0[3]:", "출력\xa0[4]:", "입력\xa0[\xa0]:"):
+        assert word in korean, word
+
+
+def test_the_page_template_is_used_as_nbgraders_api_runs_it(tmp_path):
+    """NbGraderAPI.generate_feedback (what the grader calls) sets HTMLExporter.template_name back to "feedback":
+    the course's page (templates/course_feedback/page.html.j2, named by its path) is used all the same."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    from autograder.grading.config import FEEDBACK_TEMPLATES, Settings, scratch_config
+
+    config = scratch_config(Settings(), tmp_path, "sqlite://")
+    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+    as_the_api_does = Config()
+    as_the_api_does.HTMLExporter.template_name = "feedback"
+    app.update_config(as_the_api_does)
+    exporter = HTMLExporter(parent=app, config=app.config)
+    assert exporter.template.filename == str(FEEDBACK_TEMPLATES / "course_feedback" / "page.html.j2")

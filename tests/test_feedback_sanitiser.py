@@ -157,5 +157,5 @@ def test_the_sanitiser_is_the_one_the_grader_configures(tmp_path):
 
     config = scratch_config(Settings(), tmp_path, "sqlite://")
     assert config.HTMLExporter.sanitize_html is True
-    assert set(config.HTMLExporter.filters) == {"clean_html", "strip_files_prefix"}
+    assert set(config.HTMLExporter.filters) == {"clean_html", "strip_files_prefix", "page_words"}  # page_words: text only
     assert SafeOutputMetadata in config.GenerateFeedback.preprocessors

@@ -178,3 +178,32 @@ def test_the_notebook_cell_shows_the_table_only(tmp_path):
     shell.displayhook.write_format_data = lambda data, *args, **kwargs: shown.append(data)
     shell.run_cell(f"from learner_kit.progress import show_progress\nshow_progress({str(tmp_path)!r}, in_process=True)")
     assert shown == []
+
+
+def test_the_korean_table_lines_up_in_a_terminal():
+    """Hangul takes two columns of a terminal: in the Korean table every unit and every verdict starts in the column
+    of its heading (measured with wcwidth, as terminals count), and a long Korean message is cut to its width."""
+    from wcwidth import wcswidth
+
+    from learner_kit.i18n import speaking, tr
+    from learner_kit.progress import UnitProgress
+
+    results = [UnitProgress("01-attention", "scaled_dot_product_attention", PASSED),
+               UnitProgress("02-multi-head", "split_heads", FAILING, "[split-heads-order] 헤드 축의 순서가 " * 8),
+               UnitProgress("02-multi-head", "merge_heads", NOT_STARTED),
+               UnitProgress("03-add-norm", "(노트북)", MISSING, "03-add-norm.ipynb 파일을 읽을 수 없습니다")]
+    with speaking("ko"):
+        lines = format_table(results, detail_width=40).splitlines()
+        headings = tr("unit"), tr("visible test")
+        marks = {PASSED: tr("✓ passed"), FAILING: tr("✗ failing"), NOT_STARTED: tr("· not started"), MISSING: tr("? missing")}
+
+    def column(line, text):
+        return wcswidth(line[: line.index(text)])
+
+    rows = lines[2:-1]
+    units = {column(lines[0], headings[0])} | {column(row, r.unit) for row, r in zip(rows, results)}
+    verdicts = {column(lines[0], headings[1])} | {column(row, marks[r.status]) for row, r in zip(rows, results)}
+    assert len(units) == 1 and len(verdicts) == 1, "\n".join(lines)
+    assert wcswidth(lines[1]) == wcswidth(lines[0]), "the rule under the headings is as wide as they are"
+    detail = rows[1].split(": ", 1)[1]
+    assert detail.endswith("…") and wcswidth(detail) <= 40, detail

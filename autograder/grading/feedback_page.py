@@ -25,6 +25,10 @@ from latex2mathml.converter import convert_to_element
 from nbconvert.filters import strip_files_prefix
 from pygments.token import STANDARD_TYPES
 
+from learner_kit.i18n import add_translations, notebook_language, speaking, tr
+
+add_translations("autograder.locales")  # the page's words below, in the submission's language
+
 # What the course's Markdown renders to (nbconvert's mistune: headings with anchors, tables, code,
 # lists, task lists, definition lists, strikethrough, images) and the harmless HTML learners display.
 TAGS = {"a", "abbr", "b", "blockquote", "br", "caption", "code", "dd", "del", "div", "dl", "dt", "em",
@@ -291,6 +295,22 @@ def strip_files_prefix_and_sanitise(context, value):
     """nbconvert's strip_files_prefix, then sanitise_html: the last step of every Markdown rendering in
     nbgrader's feedback template (which never calls clean_html)."""
     return sanitise_html(strip_files_prefix(value), _page_budget(context))
+
+
+# ---------------------------------------------------------------- the page's own words
+
+def page_words(nb):
+    """The feedback page's own words (templates/course_feedback, nbgrader's feedback template in the notebook's
+    language): its Jinja filter ``page_words``. The prompts keep ``{count}`` for the template to fill."""
+    with speaking(notebook_language(nb) if hasattr(nb, "get") else None):
+        return {
+            "score": tr("Score:"), "top": tr("Top"), "comment": tr("Comment"), "comments": tr("Comments:"),
+            "test_cell": tr("Test cell"), "coding_response": tr("Coding free-response"),
+            "written_response": tr("Written response"), "task": tr("Task"),
+            "late_penalty": tr("Late submission penalty"),
+            "answer": tr("Student's answer"), "student_task": tr("Student's task"), "grade_cell": tr("Grade cell:"),
+            "input_prompt": tr("In [{count}]:", count="{count}"), "output_prompt": tr("Out[{count}]:", count="{count}"),
+        }
 
 
 # ---------------------------------------------------------------- the page's own style

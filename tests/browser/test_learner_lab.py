@@ -3,6 +3,10 @@
 The steps run in order on one server and one page, as one person would go: each asserts what
 that person would check and saves a screenshot (build/screenshots/learner-NN-*.png).
 
+The Korean learner's lab (`make lab COURSE_LANG=ko`) comes last, on a server of its own: its Hangul drawn with
+the font the course ships (learner_kit/lab_style.py; without it, a machine with no Korean font, as this
+one, shows empty boxes), and nbgrader's Validate dialog in Korean.
+
 BROWSER_SUITE_BREAK=figure|message runs the same steps on a copy of notebook 01 whose attention
 figure is never shown, or whose visible test has lost its message: the suite must then fail
 (that is how it was shown to catch those regressions).
@@ -317,3 +321,106 @@ def test_the_work_survives_a_restart_of_make_lab(lab, learner):
     assert code_cell(page, lab.workspace, calls="attention_heatmap").locator(".jp-OutputArea-output img").count() == 1
     answer.scroll_into_view_if_needed()
     screens.take(page, "after-restart")
+
+
+# ---------------------------------------------------------------- the Korean learner's lab (make lab COURSE_LANG=ko)
+
+HANGUL = "[\\uac00-\\ud7a3]"
+
+
+@pytest.fixture(scope="module")
+def korean_lab(tmp_path_factory):
+    """`make lab COURSE_LANG=ko` on a workspace whose notebook 01 holds the right answer (Validate succeeds)."""
+    home = tmp_path_factory.mktemp("learner-ko")
+    workspace = home / "workspace-ko"
+    nb = json.loads((ROOT / "ko" / "course" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8"))
+    [answer] = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == UNIT]
+    answer["source"] = RIGHT
+    target = workspace / ASSIGNMENT / NOTEBOOK
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    stamp_kernel(target)
+    server = Server("lab", {"WORKSPACE": workspace, "LAB_WORKSPACES": home / "layouts", "COURSE_LANG": "ko"},
+                    "LAB_ARGS", home)
+    server.workspace = workspace
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def korean_learner(chromium, korean_lab):
+    errors = []
+    page = open_page(chromium, errors)
+    CURRENT_PAGE["page"] = page
+    yield SimpleNamespace(page=page, errors=errors, screens=Screens("learner-ko"))
+    CURRENT_PAGE.clear()
+    page.close()
+
+
+def platform_fonts(page, selector):
+    """{font family: glyphs drawn} for the text of the element ``selector`` picks: what Chromium really drew
+    with (DevTools' CSS.getPlatformFontsForNode), whatever the style sheets ask for."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        assert node, f"nothing in the page matches {selector}"
+        return {font["familyName"]: font["glyphCount"] for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]}
+    finally:
+        cdp.detach()
+
+
+def test_korean_markdown_is_drawn_with_the_shipped_font(korean_lab, korean_learner):
+    """Without a Korean font on the machine, Hangul was empty boxes: NanumGothic, shipped with the course, draws
+    every Hangul syllable of a Markdown cell and a comment, and English words keep the theme's font."""
+    page, errors, screens = korean_learner.page, korean_learner.errors, korean_learner.screens
+    page.goto(korean_lab.url("/lab"))
+    page.locator(".jp-NotebookPanel .jp-RenderedMarkdown").first.wait_for()
+    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=90_000)
+    probes = page.evaluate(f"""() => {{  // the Hangul of an element's own text (the DevTools call reads just that)
+        const own = element => [...element.childNodes].filter(n => n.nodeType === Node.TEXT_NODE)
+            .map(n => n.textContent).join('');
+        const probe = (element, name) => {{ if (!element) return 0; element.setAttribute('data-probe', name);
+            return own(element).match(/{HANGUL}/g).length; }};
+        const paragraph = [...document.querySelectorAll('.jp-NotebookPanel .jp-RenderedMarkdown p')]
+            .find(p => /{HANGUL}/.test(own(p)));
+        const comment = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .cm-line, .jp-CodeCell .cm-line *')]
+            .find(e => /^\\s*#.*{HANGUL}/.test(own(e)));
+        return {{paragraph: probe(paragraph, 'paragraph'), comment: probe(comment, 'comment')}};
+    }}""")
+    assert probes["paragraph"] and probes["comment"], f"notebook 01 shows no Markdown paragraph or comment in Korean: {probes}"
+    for name in ("paragraph", "comment"):
+        page.locator(f"[data-probe={name}]").scroll_into_view_if_needed()
+        page.evaluate("document.fonts.ready")
+        drawn = platform_fonts(page, f"[data-probe={name}]")
+        assert drawn.get("NanumGothic", 0) >= probes[name], (
+            f"the {name}'s {probes[name]} Hangul syllables are drawn with {drawn}, not all with NanumGothic")
+        assert sum(drawn.values()) > drawn["NanumGothic"], (
+            f"the {name}'s spaces and Latin letters are drawn with NanumGothic too (its unicode-range is lost): {drawn}")
+    faces = page.evaluate("[...document.fonts].filter(f => f.family.replaceAll('\"', '') === 'NanumGothic')"
+                          ".map(f => [f.weight, f.status])")
+    assert ["400", "loaded"] in faces, f"the shipped NanumGothic: {faces}"
+    page.locator("[data-probe=paragraph]").scroll_into_view_if_needed()
+    screens.take(page, "hangul-font")
+    assert not errors, f"the browser console shows errors: {errors}"
+
+
+def test_korean_validate_speaks_korean(korean_lab, korean_learner):
+    """nbgrader's Validate dialog writes fixed English sentences: the Korean lab shows them in Korean instead."""
+    page, screens = korean_learner.page, korean_learner.screens
+    page.get_by_role("button", name="Validate").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for(timeout=120_000)
+    dialog.locator(".validation-success").wait_for()
+    shown = dialog.evaluate("""d => [d.querySelector('.jp-Dialog-header'), d.querySelector('.validation-success p')]
+        .map(e => [getComputedStyle(e, '::before').content, parseFloat(getComputedStyle(e, '::before').fontSize),
+                   parseFloat(getComputedStyle(e).fontSize)])""")
+    (title, title_size, english_title_size), (sentence, sentence_size, english_size) = shown
+    assert "검증 결과" in title and "성공" in sentence, shown
+    assert title_size >= 13 and sentence_size >= 10, f"the Korean sentences are too small to read: {shown}"
+    assert english_title_size == 0 and english_size == 0, f"the English sentences are still shown beside the Korean: {shown}"
+    screens.take(page, "validate-success")
+    close_dialog(page)
