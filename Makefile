@@ -12,29 +12,42 @@ $(error COURSE_LANG=$(COURSE_LANG) is not an edition of the course: use en (the 
 endif
 EDITION := $(if $(filter ko,$(COURSE_LANG)),ko/,)
 KO_ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard ko/solutions/[0-9][0-9]-*/)))
-# Where the learner works: a copy of the edition's course/ that git ignores and `make lab` never overwrites.
-WORKSPACE ?= workspace$(if $(EDITION),-$(COURSE_LANG),)
+# The level of the exercises (autograder/levels.py): LEVEL=challenge gives the challenge level (challenge/course,
+# challenge/ko/course: every function that holds a blank is blank below its docstring), built from the same sources.
+LEVEL ?= guided
+ifeq ($(filter $(LEVEL),guided challenge),)
+$(error LEVEL=$(LEVEL) is not a level of the course: use guided (the default) or challenge)
+endif
+LEVEL_DIR := $(if $(filter challenge,$(LEVEL)),challenge/,)
+CHALLENGE_ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard challenge/solutions/[0-9][0-9]-*/)))
+CHALLENGE_KO_ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard challenge/ko/solutions/[0-9][0-9]-*/)))
+# Where the learner works: a copy of the edition's and level's course/ that git ignores and `make lab` never
+# overwrites (workspace/, workspace-ko/, workspace-challenge/, workspace-ko-challenge/).
+WORKSPACE ?= workspace$(if $(EDITION),-$(COURSE_LANG),)$(if $(LEVEL_DIR),-$(LEVEL),)
 # JupyterLab's saved layouts (which notebooks are open): kept with the workspace, hidden from the file browser.
 LAB_WORKSPACES ?= $(WORKSPACE)/.jupyter/workspaces
 LAB_ARGS ?=
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
 	@echo "make lab COURSE_LANG=ko   the Korean edition (한국어판), in workspace-ko/"
-	@echo "make progress      which units of your workspace pass their visible test"
+	@echo "make lab LEVEL=challenge  the challenge level: you write whole function bodies, in workspace-challenge/"
+	@echo "                          (with COURSE_LANG=ko: 도전 단계, in workspace-ko-challenge/)"
+	@echo "make progress      which units of your workspace pass their visible test (same COURSE_LANG and LEVEL)"
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
 	@echo "make test          run the whole test suite (what CI runs)"
 	@echo "make test-gpu      on a machine with an NVIDIA GPU: grading with CUDA, GPU visible and hidden"
 	@echo "make test-cuda-build   grade the demo class with PyPI's CUDA build of torch (downloads gigabytes)"
-	@echo "make release       regenerate course/ from solutions/ with nbgrader"
+	@echo "make release       regenerate both editions' course/ at both levels from their solutions/ with nbgrader"
 	@echo "make student-pack  build dist/student-pack.zip: what an instructor hands out"
 	@echo "make autograde SUBMITTED=dir OUT=dir [JOBS=n]   grade submissions"
 	@echo "make demo-grade    grade synthetic submissions and print the table"
 	@echo "make zoo           the bug zoo's table: every misconception id caught and named?"
+	@echo "make mutants       cosmic-ray's mutants of every graded unit: visible kills, ids printed, wrong ids (a benchmark)"
 	@echo "make bench         autograder grade vs stock nbgrader autograde"
 	@echo "make bench-train   the capstone trained with three seeds"
 
@@ -66,10 +79,11 @@ browser-tool:
 	  else echo "chromium is missing: install it (e.g. sudo apt-get install chromium) to run tests/browser"; fi; }
 
 # The learner's lab: lab-config/ (first on JUPYTER_CONFIG_PATH) hides nbgrader's instructor and exchange
-# tools and Jupyter's news, and shortens Validate's report; layouts are kept in the workspace, and a
-# first one opens notebook 01. The instructor's side is `make formgrader`.
+# tools and Jupyter's news, shortens Validate's report, and serves the course's Korean font to the page
+# (learner_kit/lab_style.py: no empty boxes without a Korean font installed); layouts are kept in the
+# workspace, and a first one opens notebook 01. The instructor's side is `make formgrader`.
 lab: $(STAMP)
-	$(BIN)/python -m learner_kit.workspace $(EDITION)course $(WORKSPACE) --layout $(LAB_WORKSPACES)
+	$(BIN)/python -m learner_kit.workspace $(LEVEL_DIR)$(EDITION)course $(WORKSPACE) --layout $(LAB_WORKSPACES)
 	cd $(WORKSPACE) && COURSE_LANG=$(COURSE_LANG) JUPYTER_CONFIG_PATH=$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
 	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
 	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) --LabApp.workspaces_dir=$(abspath $(LAB_WORKSPACES)) $(LAB_ARGS)
@@ -79,15 +93,24 @@ progress: $(STAMP)
 	@$(BIN)/python -m learner_kit.progress $(WORKSPACE)
 
 # The instructor's side: nbgrader's formgrader on the course (the repository root, where nbgrader_config.py
-# is), with .venv/bin on PATH (formgrader runs alembic to create its gradebook). GRADED=OUT shows the
-# scores of an `autograder grade SUBMITTED --out OUT` run (its gradebook.db; its feedback/ as nbgrader's
-# feedback folder), and SUBMITTED=dir counts its submissions. The exchange is nbgrader_config.py's.
+# is), with .venv/bin on PATH (formgrader runs alembic to create its gradebook). GRADED=OUT shows an
+# `autograder grade SUBMITTED --out OUT` run: its gradebook.db, its autograded/ notebooks (per-submission
+# pages, manual grading, flags) and its feedback/ as nbgrader's folders; SUBMITTED=dir is the submitted
+# folder (without it, OUT/autograded stands for it: it holds each graded submission and its timestamp.txt).
+# The exchange is nbgrader_config.py's. Learners' notebooks are rendered with the feedback pages'
+# sanitiser (autograder/grading/feedback_page.py): stock formgrader runs a learner's <script> in the
+# instructor's logged-in page.
+FORMGRADER_SAFE := --HTMLExporter.sanitize_html=True \
+  --HTMLExporter.filters clean_html=autograder.grading.feedback_page.clean_html \
+  --HTMLExporter.filters strip_files_prefix=autograder.grading.feedback_page.strip_files_prefix_and_sanitise
 formgrader: $(STAMP)
 	mkdir -p exchange
-	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/formgrader \
+	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/formgrader $(FORMGRADER_SAFE) \
 	  $(if $(GRADED),--CourseDirectory.db_url=sqlite:///$(abspath $(GRADED))/gradebook.db \
+	  --CourseDirectory.autograded_directory=$(abspath $(GRADED))/autograded \
 	  --CourseDirectory.feedback_directory=$(abspath $(GRADED))/feedback,) \
-	  $(if $(SUBMITTED),--CourseDirectory.submitted_directory=$(abspath $(SUBMITTED)),) $(FORMGRADER_ARGS)
+	  $(if $(or $(SUBMITTED),$(GRADED)),--CourseDirectory.submitted_directory=$(abspath $(or $(SUBMITTED),$(GRADED)/autograded)),) \
+	  $(FORMGRADER_ARGS)
 
 test: test-unit test-notebooks
 
@@ -132,11 +155,14 @@ test-notebooks: $(STAMP)
 	  test $$native -eq 0 -a $$other -eq 0; \
 	else echo "no notebooks under solutions/ yet"; fi
 
-# The visible checks' fingerprints are rebuilt with the release they ship with; both editions are released.
+# The visible checks' fingerprints are rebuilt with the release they ship with; both editions are released,
+# each at both levels.
 release: $(STAMP)
 	$(BIN)/python -m autograder.fingerprints
 	$(BIN)/python -m autograder.release $(ASSIGNMENTS)
 	$(if $(KO_ASSIGNMENTS),$(BIN)/python -m autograder.release --lang ko $(KO_ASSIGNMENTS),)
+	$(if $(CHALLENGE_ASSIGNMENTS),$(BIN)/python -m autograder.release --level challenge $(CHALLENGE_ASSIGNMENTS),)
+	$(if $(CHALLENGE_KO_ASSIGNMENTS),$(BIN)/python -m autograder.release --lang ko --level challenge $(CHALLENGE_KO_ASSIGNMENTS),)
 
 student-pack: $(STAMP)
 	$(BIN)/python -m autograder.student_pack dist
@@ -164,6 +190,10 @@ demo-grade: $(STAMP) sandbox-tool
 # The bug zoo and the right-answer zoo of autograder.checks, as a table.
 zoo: $(STAMP)
 	$(BIN)/python -m tests.zoo.report
+
+# The mutation table of the checks (tests/mutants): 84 s of CPU (5 min on a busy 2-core machine); not part of `make test`.
+mutants: $(STAMP)
+	$(BIN)/python -m tests.mutants
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

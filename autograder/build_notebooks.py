@@ -12,9 +12,19 @@ The fence's info string says what a code block is:
     ```python test GRADE_ID POINTS   a graded test cell (GRADE_ID starts with "UNIT-")
     ```python provided UNIT ...      read-only code: the units' definitions, copied
                                      from autograder.reference (leave the block empty)
+    ```hints UNIT                    the exercise's card: difficulty, time and three hints
+                                     (YAML: difficulty 1-3, minutes, idea, shapes, operation),
+                                     rendered as a Markdown cell whose hints open one at a time
 
 Provided code comes from the reference, so changing a building block in
 autograder/reference.py changes every later notebook that uses it on the next build.
+Each notebook is built at two levels (autograder/levels.py): guided, written to
+``solutions/<id>/<id>.ipynb``, and challenge, where every function holding a blank is blank
+below its docstring, written to ``challenge/solutions/<id>/<id>.ipynb``. Prose for one level
+only stands between ``<!-- guided -->`` and ``<!-- /guided -->`` (or ``challenge``). The
+challenge notebook's code is the guided one's with wider blanks, so it takes the guided
+notebook's outputs instead of being run again (tests/test_levels.py checks the code is the same).
+
 The built notebook is executed (so solutions/ keeps the outputs nbval compares) and
 written to ``solutions/<id>/<id>.ipynb``.
 
@@ -27,15 +37,43 @@ import argparse
 import inspect
 import re
 import sys
+
 import nbformat
+import yaml
 from nbclient import NotebookClient
 
 from autograder import reference
+from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY, LEVELS, challenge_blank, prose_for, without_markers
 from autograder.paths import EDITIONS, ROOT, solutions_dir, sources_dir
 from learner_kit.i18n import METADATA_KEY
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 FENCE = re.compile(r"^```(?P<info>python[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
+HINTS_FENCE = re.compile(r"^```hints[ \t]+(?P<unit>\S+)[ \t]*\n(?P<body>.*?)^```[ \t]*$", re.M | re.S)
+HINT_KEYS = ("idea", "shapes", "operation")  # opened in this order, one at a time
+# nbval's comment markers (a line `# NBVAL_SKIP` alone) become the cell tags nbval reads the same (`nbval-skip`):
+# the learner never sees a line meant for the course's own test run.
+NBVAL_MARKER = re.compile(r"^[ \t]*#+[ \t]*NBVAL_(?P<name>[A-Z_]+)[ \t]*(\n|\Z)", re.M)
+NBVAL_TAGS = {"SKIP", "IGNORE_OUTPUT", "CHECK_OUTPUT", "RAISES_EXCEPTION"}
+
+CARD_TEXT = {
+    "en": {"title": "Exercise: `{unit}`", "difficulty": "difficulty {dots} ({level} of 3)",
+           "minutes": "about {minutes} minutes for a first try",
+           "idea": "Hint 1: the idea", "shapes": "Hint 2: the shape plan", "operation": "Hint 3: the PyTorch operations",
+           "guided": "guided level", "challenge": "challenge level"},
+    "ko": {"title": "연습: `{unit}`", "difficulty": "난이도 {dots} (3단계 중 {level})",
+           "minutes": "처음이라면 약 {minutes}분",
+           "idea": "힌트 1: 아이디어", "shapes": "힌트 2: 모양(shape) 계획", "operation": "힌트 3: 쓸 PyTorch 연산",
+           "guided": "안내 단계", "challenge": "도전 단계"},
+}
+LEVEL_NOTE = {
+    "en": {"challenge": "**Challenge level.** Each blank is a whole function body: the signature, the docstring and "
+                        "the prose above say what to write. Stuck? The hints under each exercise open one at a time, "
+                        "and the guided level of this notebook has smaller blanks."},
+    "ko": {"challenge": "**도전 단계.** 빈칸마다 함수 본문 전체를 씁니다. 무엇을 써야 하는지는 시그니처와 독스트링, "
+                        "그리고 위의 설명이 알려 줍니다. 막히면 각 연습 아래의 힌트를 하나씩 열어 보세요. "
+                        "이 노트북의 안내 단계는 빈칸이 더 작습니다."},
+}
 
 
 PROVIDED_HEADER = {
@@ -62,7 +100,35 @@ def _nbgrader(grade_id, *, grade=False, solution=False, locked=False, points=Non
     return {"nbgrader": meta}
 
 
-def code_cell(info, code, index, lang="en"):
+def exercise_card(unit, body, lang="en"):
+    """The Markdown of a ```hints fence: the exercise's difficulty and time, and its hints nested so
+    that each opens only after the one before it (HTML <details>, which Jupyter and nbconvert render)."""
+    try:
+        fields = yaml.safe_load(body)
+    except yaml.YAMLError as error:
+        raise ValueError(f"hints for {unit}: not YAML ({error})") from None
+    missing = [key for key in ("difficulty", "minutes", *HINT_KEYS) if not (isinstance(fields, dict) and fields.get(key))]
+    if missing:
+        raise ValueError(f"hints for {unit}: missing {', '.join(missing)}")
+    if fields["difficulty"] not in (1, 2, 3) or not isinstance(fields["minutes"], int):
+        raise ValueError(f"hints for {unit}: difficulty is 1, 2 or 3 and minutes a whole number")
+    text = CARD_TEXT[lang]
+    dots = "●" * fields["difficulty"] + "○" * (3 - fields["difficulty"])
+    lines = [" · ".join([f"**{text['title'].format(unit=unit)}**",
+                         text["difficulty"].format(dots=dots, level=fields["difficulty"]),
+                         text["minutes"].format(minutes=fields["minutes"])]), ""]
+    for key in HINT_KEYS:
+        lines += [f"<details><summary>{text[key]}</summary>", "", str(fields[key]).strip(), ""]
+    lines += ["</details>"] * len(HINT_KEYS)
+    return "\n".join(lines)
+
+
+def render_hints(markdown, lang="en"):
+    """The source with each ```hints fence replaced by its exercise card, a Markdown cell of its own."""
+    return HINTS_FENCE.sub(lambda m: f"+++\n{exercise_card(m['unit'], m['body'], lang)}\n+++", markdown)
+
+
+def code_cell(info, code, index, lang="en", level=DEFAULT_LEVEL):
     """One code cell from a fence's info string (see the module docstring)."""
     words = info.split()
     kind = words[1] if len(words) > 1 else None
@@ -73,6 +139,8 @@ def code_cell(info, code, index, lang="en"):
         (unit,) = words[2:]
         if "### BEGIN SOLUTION" not in code:
             raise ValueError(f"answer cell for {unit} has no ### BEGIN SOLUTION region")
+        if level == "challenge":
+            code = challenge_blank(code)
         return nbformat.v4.new_code_cell(code, metadata=_nbgrader(unit, solution=True))
     if kind == "test":
         grade_id, points = words[2], float(words[3])
@@ -86,34 +154,74 @@ def code_cell(info, code, index, lang="en"):
     raise ValueError(f"unknown code block kind {kind!r} in fence 'python {' '.join(words[1:])}'")
 
 
+def with_nbval_tags(cell):
+    """``cell`` with its nbval marker lines taken out of its source and put in its metadata as nbval's tags."""
+    names = [found["name"] for found in NBVAL_MARKER.finditer(cell.source)]
+    if not names:
+        return cell
+    unknown = sorted(set(names) - NBVAL_TAGS)
+    if unknown:
+        raise ValueError(f"unknown nbval marker {', '.join('NBVAL_' + name for name in unknown)}")
+    cell.source = NBVAL_MARKER.sub("", cell.source).rstrip("\n")
+    tags = cell.metadata.setdefault("tags", [])
+    tags.extend(tag for tag in (f"nbval-{name.lower().replace('_', '-')}" for name in names) if tag not in tags)
+    return cell
+
+
 def markdown_cells(text):
     for chunk in re.split(r"^\+\+\+[ \t]*$", text, flags=re.M):
         if chunk.strip():
             yield nbformat.v4.new_markdown_cell(chunk.strip("\n"))
 
 
-def parse(markdown, lang="en"):
-    """The cells of a Markdown source, in order."""
+def parse(markdown, lang="en", level=DEFAULT_LEVEL):
+    """The cells of a Markdown source at one level, in order."""
+    markdown = render_hints(prose_for(markdown, level), lang)
     cells, position = [], 0
     for match in FENCE.finditer(markdown):
         cells.extend(markdown_cells(markdown[position : match.start()]))
-        cells.append(code_cell(match["info"], match["code"], len(cells), lang))
+        cells.append(with_nbval_tags(code_cell(match["info"], match["code"], len(cells), lang, level)))
         position = match.end()
     cells.extend(markdown_cells(markdown[position:]))
     return cells
 
 
-def build(assignment, execute=True, allow_errors=False, lang="en"):
+def notebook(assignment, lang="en", level=DEFAULT_LEVEL):
+    """The unexecuted notebook of one assignment, edition and level."""
     source = sources_dir(lang) / f"{assignment}.md"
-    nb = nbformat.v4.new_notebook(cells=parse(source.read_text(encoding="utf-8"), lang))
+    cells = parse(source.read_text(encoding="utf-8"), lang, level)
+    if level in LEVEL_NOTE[lang]:
+        cells.insert(1, nbformat.v4.new_markdown_cell(LEVEL_NOTE[lang][level]))
+    nb = nbformat.v4.new_notebook(cells=cells)
     for number, cell in enumerate(nb.cells):
         cell.id = f"cell-{number:03d}"  # stable ids, so a rebuild only changes what changed
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata[METADATA_KEY] = lang
-    folder = solutions_dir(lang) / assignment
+    nb.metadata[LEVEL_KEY] = level
+    return nb
+
+
+def take_outputs(nb, executed):
+    """Give ``nb`` the outputs of ``executed``, a notebook whose code cells run the same code (another level)."""
+    mine = [cell for cell in nb.cells if cell.cell_type == "code"]
+    theirs = [cell for cell in executed.cells if cell.cell_type == "code"]
+    if len(mine) != len(theirs) or any(without_markers(a.source) != without_markers(b.source) for a, b in zip(mine, theirs)):
+        raise ValueError("the levels' code differs: build the guided level first, from the same source")
+    for cell, other in zip(mine, theirs):
+        cell.outputs, cell.execution_count = other.outputs, other.execution_count
+
+
+def build(assignment, execute=True, allow_errors=False, lang="en", level=DEFAULT_LEVEL):
+    """Write solutions/<assignment>/<assignment>.ipynb of an edition and level; the challenge level takes the
+    built guided notebook's outputs (same code), so the guided level is built first."""
+    nb = notebook(assignment, lang, level)
+    folder = solutions_dir(lang, level) / assignment
     folder.mkdir(parents=True, exist_ok=True)
-    if execute:
+    if level != DEFAULT_LEVEL:
+        if execute:
+            take_outputs(nb, nbformat.read(solutions_dir(lang) / assignment / f"{assignment}.ipynb", as_version=4))
+    elif execute:
         NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors, resources={"metadata": {"path": str(folder)}}).execute()
         nb.metadata["language_info"] = {"name": "python"}  # keep the file stable across patch versions
     nbformat.validate(nb)
@@ -128,15 +236,19 @@ def main(argv=None):
     parser.add_argument("--no-execute", action="store_true", help="write without running (no outputs)")
     parser.add_argument("--allow-errors", action="store_true", help="keep going past failing cells (drafts only)")
     parser.add_argument("--lang", choices=EDITIONS, default="en", help="the edition to build (default en)")
+    parser.add_argument("--level", choices=(*LEVELS, "both"), default="both",
+                        help="the level to build (default both: guided, then challenge from it)")
     args = parser.parse_args(argv)
+    levels = LEVELS if args.level == "both" else (args.level,)
     sources = sources_dir(args.lang)
     assignments = args.assignments or sorted(p.stem for p in sources.glob("[0-9][0-9]-*.md"))
     for assignment in assignments:
         if not (sources / f"{assignment}.md").exists():
             sys.exit(f"{sources / assignment}.md not found")
-        target = solutions_dir(args.lang) / assignment / f"{assignment}.ipynb"
-        print(f"building {target.relative_to(ROOT)}", flush=True)
-        build(assignment, execute=not args.no_execute, allow_errors=args.allow_errors, lang=args.lang)
+        for level in levels:
+            target = solutions_dir(args.lang, level) / assignment / f"{assignment}.ipynb"
+            print(f"building {target.relative_to(ROOT)}", flush=True)
+            build(assignment, execute=not args.no_execute, allow_errors=args.allow_errors, lang=args.lang, level=level)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,30 @@
 """Regenerate the release notebooks (course/) from the sources (solutions/) with nbgrader.
 
-    python -m autograder.release [ASSIGNMENT_ID ...] [--lang ko] [--to DIR]
+    python -m autograder.release [ASSIGNMENT_ID ...] [--lang ko] [--level challenge] [--to DIR]
 
 The release is never edited by hand: tests/test_release.py regenerates it into a
 temporary folder and fails if it differs from what is committed. Each released notebook
 carries the metadata its kernel writes on start (kernelspec, the full language_info), so
 that opening it does not mark it unsaved (`make lab` brings Python's version up to date
-in the learner's copy). ``--lang ko`` releases the Korean edition, ko/solutions into ko/course.
+in the learner's copy). ``--lang ko`` releases the Korean edition, ko/solutions into ko/course;
+``--level challenge`` the challenge level (autograder/levels.py), challenge/solutions into
+challenge/course (challenge/ko/... with ``--lang ko``). An edition's glossary goes out with
+each of its levels.
 """
 import argparse
 import shutil
 import tempfile
 from pathlib import Path
 
+from autograder.levels import DEFAULT_LEVEL, LEVELS
 from autograder.paths import EDITIONS, assignment_ids, course_dir, edition_root, put_python_scripts_on_path, sources_dir
 from learner_kit.workspace import stamp_kernel
 
 GLOSSARY = "GLOSSARY.md"  # an edition's page of terms (Korean, English, the paper's symbol), beside its notebooks
 
 
-def generate_release(assignments, release_dir: Path, lang="en"):
-    """Run nbgrader's generate_assignment for ``assignments`` of edition ``lang`` into ``release_dir``."""
+def generate_release(assignments, release_dir: Path, lang="en", level=DEFAULT_LEVEL):
+    """Run nbgrader's generate_assignment for ``assignments`` of edition ``lang`` and ``level`` into ``release_dir``."""
     from nbgrader.apps import NbGraderAPI
     from traitlets.config import Config
 
@@ -28,7 +32,7 @@ def generate_release(assignments, release_dir: Path, lang="en"):
     release_dir = release_dir.resolve()
     with tempfile.TemporaryDirectory() as scratch:
         config = Config()
-        config.CourseDirectory.root = str(edition_root(lang))
+        config.CourseDirectory.root = str(edition_root(lang, level))
         config.CourseDirectory.source_directory = "solutions"
         config.CourseDirectory.release_directory = str(release_dir)
         config.CourseDirectory.db_url = f"sqlite:///{scratch}/gradebook.db"  # throwaway: a release needs no grades
@@ -48,11 +52,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", help="assignment ids (default: all under solutions/)")
     parser.add_argument("--lang", choices=EDITIONS, default="en", help="the edition (default en)")
-    parser.add_argument("--to", type=Path, help="release folder (default: the edition's course/)")
+    parser.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL, help="the level (default guided)")
+    parser.add_argument("--to", type=Path, help="release folder (default: the edition's and level's course/)")
     args = parser.parse_args(argv)
-    assignments = args.assignments or assignment_ids(args.lang)
-    release_dir = args.to or course_dir(args.lang)
-    generate_release(assignments, release_dir, args.lang)
+    assignments = args.assignments or assignment_ids(args.lang, args.level)
+    release_dir = args.to or course_dir(args.lang, args.level)
+    generate_release(assignments, release_dir, args.lang, args.level)
     for assignment in assignments:
         print(f"released {release_dir}/{assignment}/")
     glossary = sources_dir(args.lang) / GLOSSARY

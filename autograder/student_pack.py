@@ -3,16 +3,18 @@
     python -m autograder.student_pack [DIST_DIR]     -> DIST_DIR/student-pack/ and DIST_DIR/student-pack.zip
 
 The pack holds course/ (made by `make release`), the Korean edition's ko/course/ as course-ko/, the
-learner_kit package with a pyproject.toml of its own, the pinned requirements and a short README in
-both languages. It holds
-neither the autograder package (reference, hidden checks) nor solutions/:
+challenge level of both (challenge/course/ as course-challenge/, challenge/ko/course/ as
+course-ko-challenge/: the folder names of `make lab`'s workspaces), the learner_kit package with a
+pyproject.toml of its own, the pinned requirements and a short README in both languages. It holds
+neither the autograder package (reference, hidden checks) nor any solutions/:
 tests/test_student_pack.py proves it.
 """
 import shutil
 import sys
 from pathlib import Path
 
-from autograder.paths import COURSE, ROOT, course_dir
+from autograder.levels import DEFAULT_LEVEL, LEVELS
+from autograder.paths import COURSE, EDITIONS, ROOT, course_dir
 
 PACK_PYPROJECT = """\
 [build-system]
@@ -48,6 +50,22 @@ Notebooks in `course/`, one building block each, in order (01 to 10). Set up onc
 wrong, and why, without giving the answer away. Submit the notebooks as your
 instructor tells you.
 
+## Two levels
+
+Every notebook comes at two levels, graded by the same tests:
+
+- `course/` is the guided level: small blanks, a line or two each, with comments
+  that say what shape each step gives. Start here if PyTorch is new to you.
+- `course-challenge/` is the challenge level: each blank is a whole function body,
+  under its signature and docstring. Pick it if you want to write the code yourself.
+
+At both levels each exercise has a card with its difficulty, a time estimate and
+three hints that open one at a time (the idea, the shape plan, the PyTorch operations).
+
+You can switch at any notebook; keep each level's notebooks in their own folder.
+
+    .venv/bin/jupyter lab course-challenge/01-attention/01-attention.ipynb
+
 ## 한국어판
 
 같은 과정의 한국어판이 `course-ko/`에 있습니다. 설명과 메시지가 모두 한국어이고, 코드와 채점은
@@ -57,9 +75,21 @@ instructor tells you.
 
 각 `# YOUR CODE HERE` 빈칸을 채운 뒤 바로 아래 테스트 셀을 실행하세요. 무엇이 왜 틀렸는지
 알려 주지만, 정답을 알려 주지는 않습니다.
+
+모든 노트북은 같은 테스트로 채점되는 두 단계로 나옵니다. `course-ko/`는 안내 단계로, 빈칸이
+한두 줄씩 작고 각 단계의 모양(shape)을 주석이 알려 줍니다. `course-ko-challenge/`는 도전 단계로,
+시그니처와 독스트링 아래의 함수 본문 전체가 빈칸입니다. 두 단계 모두 연습마다 난이도, 예상 시간,
+하나씩 열어 보는 힌트 세 개(아이디어, 모양 계획, PyTorch 연산)가 있습니다.
+
+    .venv/bin/jupyter lab course-ko-challenge/01-attention/01-attention.ipynb
 """
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+
+
+def pack_folder(lang, level):
+    """Where an edition's release at one level goes in the pack: course, course-ko, course-challenge, course-ko-challenge."""
+    return "course" + ("" if lang == "en" else f"-{lang}") + ("" if level == DEFAULT_LEVEL else f"-{level}")
 
 
 def build_pack(dist: Path) -> Path:
@@ -68,9 +98,10 @@ def build_pack(dist: Path) -> Path:
     pack.mkdir(parents=True)
     if not any(COURSE.glob("*/*.ipynb")):
         raise SystemExit("course/ has no release notebooks: run `make release` first.")
-    shutil.copytree(COURSE, pack / "course", ignore=IGNORED)
-    if any(course_dir("ko").glob("*/*.ipynb")):
-        shutil.copytree(course_dir("ko"), pack / "course-ko", ignore=IGNORED)
+    for lang in EDITIONS:
+        for level in LEVELS:
+            if any(course_dir(lang, level).glob("*/*.ipynb")):
+                shutil.copytree(course_dir(lang, level), pack / pack_folder(lang, level), ignore=IGNORED)
     shutil.copytree(ROOT / "learner_kit", pack / "learner_kit", ignore=IGNORED)
     shutil.copy2(ROOT / "requirements.txt", pack / "requirements.txt")
     (pack / "pyproject.toml").write_text(PACK_PYPROJECT)

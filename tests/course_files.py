@@ -3,17 +3,18 @@ import re
 
 import nbformat
 
+from autograder.levels import DEFAULT_LEVEL, LEVELS
 from autograder.paths import EDITIONS, assignment_ids, course_dir, solutions_dir
 
 SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 
 
-def source_notebook(assignment, lang="en"):
-    return nbformat.read(solutions_dir(lang) / assignment / f"{assignment}.ipynb", as_version=4)
+def source_notebook(assignment, lang="en", level=DEFAULT_LEVEL):
+    return nbformat.read(solutions_dir(lang, level) / assignment / f"{assignment}.ipynb", as_version=4)
 
 
-def release_notebook(assignment, release_dir=None, lang="en"):
-    release_dir = course_dir(lang) if release_dir is None else release_dir
+def release_notebook(assignment, release_dir=None, lang="en", level=DEFAULT_LEVEL):
+    release_dir = course_dir(lang, level) if release_dir is None else release_dir
     return nbformat.read(release_dir / assignment / f"{assignment}.ipynb", as_version=4)
 
 
@@ -29,6 +30,9 @@ def solution_lines(nb):
 ASSIGNMENTS = assignment_ids()
 # (edition, assignment) of every built notebook of every edition
 EDITION_ASSIGNMENTS = [(lang, assignment) for lang in EDITIONS for assignment in assignment_ids(lang)]
+# (edition, level, assignment) of every built notebook of every edition and level (autograder/levels.py)
+LEVEL_ASSIGNMENTS = [(lang, level, assignment) for lang in EDITIONS for level in LEVELS
+                     for assignment in assignment_ids(lang, level)]
 
 
 # A learner's scaled_dot_product_attention without the 1/sqrt(d_k) factor: [sdpa-no-scale].

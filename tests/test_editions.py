@@ -196,3 +196,14 @@ def test_nbval_markers_stand_alone(lang):
              for line in md.read_text(encoding="utf-8").splitlines()
              if re.match(r"\s*#+\s*NBVAL_", line) and not re.fullmatch(r"\s*#+\s*NBVAL_[A-Z_]+\s*", line)]
     assert loose == []
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_nbval_markers_become_tags_the_learner_does_not_see(lang):
+    """The builder takes each marker line out of its cell into nbval's cell tag (`# NBVAL_SKIP` -> `nbval-skip`):
+    no code cell shows one, and the progress cell (the learner's own table) is skipped by nbval."""
+    for md in sorted(sources_dir(lang).glob("[0-9][0-9]-*.md")):
+        code = [cell for cell in cells(lang, md.stem) if cell.cell_type == "code"]
+        assert [cell.source for cell in code if re.search(r"^\s*#+\s*NBVAL_", cell.source, re.M)] == [], md.name
+        progress = [cell for cell in code if "show_progress()" in cell.source]
+        assert progress and all(cell.metadata.get("tags") == ["nbval-skip"] for cell in progress), md.name

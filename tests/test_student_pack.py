@@ -1,5 +1,6 @@
 """What an instructor hands out holds no reference, no hidden test and no solution."""
 import ast
+import json
 import subprocess
 import sys
 import zipfile
@@ -7,8 +8,9 @@ import zipfile
 import pytest
 
 from autograder.course import ALL_UNITS
-from autograder.student_pack import build_pack
-from tests.course_files import ASSIGNMENTS, EDITION_ASSIGNMENTS, solution_lines, source_notebook
+from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY
+from autograder.student_pack import build_pack, pack_folder
+from tests.course_files import ASSIGNMENTS, LEVEL_ASSIGNMENTS, solution_lines, source_notebook
 
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no notebooks under solutions/ yet")
 
@@ -25,6 +27,11 @@ def _files(pack):
 def test_pack_holds_the_release_notebooks_and_the_learner_kit(pack):
     for assignment in ASSIGNMENTS:
         assert (pack / "course" / assignment / f"{assignment}.ipynb").is_file()
+    for lang, level, assignment in LEVEL_ASSIGNMENTS:  # both editions, both levels
+        notebook = json.loads((pack / pack_folder(lang, level) / assignment / f"{assignment}.ipynb").read_text())
+        metadata = notebook["metadata"]
+        assert (metadata["course_language"], metadata.get(LEVEL_KEY, DEFAULT_LEVEL)) == (lang, level)  # absent: guided
+    assert pack_folder("ko", "challenge") == "course-ko-challenge", "named as make lab names its workspace (workspace-ko-challenge)"
     assert (pack / "learner_kit" / "__init__.py").is_file()
     with zipfile.ZipFile(pack.parent / "student-pack.zip") as archive:
         assert "learner_kit/__init__.py" in archive.namelist()
@@ -47,11 +54,10 @@ def test_learner_kit_defines_no_graded_unit(pack):
 
 
 def test_pack_notebooks_hold_none_of_their_solution_lines(pack):
-    for lang, assignment in EDITION_ASSIGNMENTS:
-        folder = "course" if lang == "en" else f"course-{lang}"
-        text = (pack / folder / assignment / f"{assignment}.ipynb").read_text()
+    for lang, level, assignment in LEVEL_ASSIGNMENTS:  # the guided blanks: what is secret at both levels
+        text = (pack / pack_folder(lang, level) / assignment / f"{assignment}.ipynb").read_text()
         leaked = [line for line in solution_lines(source_notebook(assignment, lang)) if line in text]
-        assert not leaked, f"{lang} {assignment}: {leaked}"
+        assert not leaked, f"{lang} {level} {assignment}: {leaked}"
 
 
 def test_learner_kit_imports_without_the_autograder(pack):

@@ -21,6 +21,10 @@ TRANSLATIONS = {
     "its process was ended by {signal}": "프로세스가 {signal} 신호로 끝났습니다",
     "its process exited (status {status}), e.g. through os._exit":
         "프로세스가 종료되었습니다(상태 {status}). os._exit 같은 호출이 있는지 보세요",
+    "Your {unit} is right: with correct versions of {names} it gives what it should, so this cell keeps its points. "
+    "In your notebook its test uses your own {names}, which its own test finds wrong: fix {names} first.":
+        "{unit}은(는) 맞습니다: {names}의 올바른 버전과 함께 쓰면 나와야 할 결과를 내므로 이 셀은 점수를 그대로 받습니다. "
+        "노트북에서는 이 테스트가 여러분의 {names}을(를) 쓰는데, 그 테스트에서 틀렸다고 나옵니다. {names}부터 고치세요.",
     " The grader started the notebook's code again for the cells after this one.":
         " 채점기는 이 셀 다음 셀들을 위해 노트북 코드를 다시 시작했습니다.",
 }
