@@ -140,7 +140,7 @@ test-gpu: $(STAMP) sandbox-tool
 # once; the zoo is three files). On 2 cores (CI) they run in turn.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -ge 6 ]; then echo $$((n / 2)); else echo 0; fi)
 test-unit: $(STAMP) sandbox-tool browser-tool
-	$(BIN)/python -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile,) tests
+	$(BIN)/python -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile,) --durations=25 tests
 
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU
 # of another family (tests/perturbed.py), so that an output that depends on the CPU's rounding
