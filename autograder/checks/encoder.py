@@ -360,7 +360,10 @@ def _table_mistakes(table):
     if positions < 3 or d_model % 2:
         return (), ""
     empty = [c for c in range(d_model) if not bool(table[:, c].any())]
-    if empty:  # sin(0·pos) fits a column of zeros, but what shows is a feature never filled in
+    # sin(0·pos) fits a column of zeros; where half the features or more are 0, what shows is features never
+    # filled in (pe[:, 0::2] written, the odd ones left), not a frequency. One such column (i = 0 with a wrong
+    # angle) still goes to the fit below.
+    if len(empty) >= d_model // 2:
         return (), (tr("features {features} are 0 at every position: each feature holds a sine or a cosine of the "
                        "position (sin at the even features 2i, cos at the odd ones 2i+1).", features=_features(empty))
                     if len(empty) > 1 else

@@ -87,6 +87,38 @@ def idle_seconds(out: Path):
     return idle
 
 
+PHASE = re.compile(r"^  (nbgrader autograde|out-of-kernel check|nbgrader generate_feedback)[^:]*: ([\d.]+) s$", re.M)
+PHASE_NAMES = {"nbgrader autograde": "kernel run (nbgrader autograde)", "out-of-kernel check": "verdict (judge)",
+               "nbgrader generate_feedback": "feedback (nbgrader generate_feedback)"}
+
+
+def phase_seconds(out: Path):
+    """{phase: seconds summed over the submissions} from OUT/logs/grading.log, and the tasks' own seconds in all."""
+    log = (out / "logs" / "grading.log").read_text(encoding="utf-8")
+    phases = {name: 0.0 for name in PHASE_NAMES.values()}
+    for phase, seconds in PHASE.findall(log):
+        phases[PHASE_NAMES[phase]] += float(seconds)
+    tasks = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
+    return phases, sum(t["ended"] - t["started"] for t in tasks)
+
+
+def task_seconds(out: Path, student):
+    """Seconds the workers spent on ``student``'s submissions (tasks.jsonl)."""
+    tasks = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
+    return sum(t["ended"] - t["started"] for t in tasks if t["submission"].split("/")[0] == student)
+
+
+def report_phases(out: Path, seconds, notebooks, startup, jobs):
+    """Where the run's time went: per phase the workers' seconds per notebook, then what the parent spent."""
+    phases, in_tasks = phase_seconds(out)
+    print(f"{'':<38}  per notebook, workers' seconds: " + ", ".join(
+        f"{name} {value / notebooks:.2f} s" for name, value in phases.items())
+        + f", the rest of the task (unpacking, packing results) {(in_tasks - sum(phases.values())) / notebooks:.2f} s")
+    started = sum(float(value) for value in startup.groups()) if startup else 0.0
+    print(f"{'':<38}  start-up {started:.1f} s; the rest of the wall time (writing OUT, the report, "
+          f"waiting on the last task) {seconds - started - in_tasks / jobs:.1f} s")
+
+
 def write_class(folder: Path, assignments, students, endless=None):
     for assignment in assignments:
         source = SOLUTIONS / assignment / f"{assignment}.ipynb"
@@ -138,6 +170,7 @@ def main(argv=None):
         write_class(scratch / "submitted", assignments, students)
         seconds, our_scores, startup, idle = ours(scratch / "submitted", scratch / "ours", args.jobs, args.scheduler)
         report(f"autograder grade {where}", seconds, notebooks, startup, idle)
+        report_phases(scratch / "ours", seconds, notebooks, startup, args.jobs)
         if not args.no_stock:
             stock_s, stock_scores = stock(scratch, assignments, students)
             report("stock nbgrader autograde", stock_s, notebooks, None, None)
@@ -152,8 +185,11 @@ def main(argv=None):
             write_class(scratch / "with-loop", assignments, students, endless="student-loop")
             loop_s, loop_scores, startup, idle = ours(scratch / "with-loop", scratch / "ours-loop", args.jobs, args.scheduler)
             report(f"the same + 1 endless loop, {where}", loop_s, notebooks + len(assignments), startup, idle)
-            print(f"{'what the loop cost the run':<38}: {loop_s - seconds:+.1f} s (its budget: {Settings().notebook_budget_s} s "
-                  "in the kernel and again in the verdict)")
+            budget = Settings().notebook_budget_s
+            looped = task_seconds(scratch / "ours-loop", "student-loop")
+            print(f"{'the endless-loop student':<38}: {looped:7.1f} s of a worker for {len(assignments)} notebook(s), "
+                  f"one with the loop (its budget: {budget} s, in all)")
+            print(f"{'what the loop cost the run':<38}: {loop_s - seconds:+.1f} s of wall time")
             if any(v != our_scores[k] for k, v in loop_scores.items() if k[0] != "student-loop"):
                 print("the endless loop changed another student's scores")
                 code = 1

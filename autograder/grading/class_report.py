@@ -60,6 +60,7 @@ SUMMARY_CHARS = 280  # of the paragraph under a teaching section's heading, in "
 # What stopped a notebook, by a fragment of its message (first match wins; the order matters).
 LIMITS = (
     ("ran past its time budget", "time budget"),
+    ("시간 예산", "time budget"),  # the same, in a Korean submission's feedback
     ("wrote too much into the grader's kernel folder", "sandbox limit: disk"),
     ("the grading worker stopped twice", "grading worker died"),
     ("nbgrader could not run this notebook to the end", "kernel stopped"),

@@ -54,6 +54,7 @@ class KernelServer:
     def __init__(self):
         self.process = self.channel = self.stream = None
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = True, None, None, None
+        self.time_left_s = None
         self.cap = sandbox.ProcessCap()
         self.stopped = None  # why the watchdog stopped the last notebook's kernel (the error nbgrader's run ends with)
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
@@ -63,6 +64,7 @@ class KernelServer:
         """Sandboxed or not, the folder shared for the kernels' sockets, the wall-clock budget of one
         notebook, and the memory its processes may hold (resident, in MiB: the watchdog's limit)."""
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = sandboxed, Path(ipc_dir), budget_s, memory_mb
+        self.time_left_s = None  # what is left of the notebook's budget for the next kernel (None: all of it)
         self.shut = False
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
 
@@ -263,7 +265,8 @@ class Watchdog(threading.Thread):
     def __init__(self, process, server):
         super().__init__(daemon=True)
         self.process, self.server, self.stopped = process, server, threading.Event()
-        self.deadline = time.monotonic() + server.budget_s if server.budget_s else None
+        left = server.time_left_s if server.time_left_s is not None else server.budget_s
+        self.deadline = time.monotonic() + left if server.budget_s else None
         self.start()
 
     def run(self):

@@ -79,6 +79,11 @@ class ScratchCourse:
         result = self.api.autograde(submission.assignment, submission.student, force=True, create=True)
         return None if result["success"] else f"{result.get('log') or ''}\n{result.get('error') or 'nbgrader autograde failed'}"
 
+    def forget(self, submission):
+        """Remove what an earlier run of ``submission`` left (its autograded notebook is not this run's)."""
+        for kind in ("submitted", "autograded", "feedback"):
+            shutil.rmtree(self.root / kind / submission.student / submission.assignment, ignore_errors=True)
+
     def autograded(self, submission, notebook):
         """The autograded notebook, or None when nbgrader could not produce it."""
         path = self._path("autograded", submission, notebook)

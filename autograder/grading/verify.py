@@ -91,6 +91,7 @@ class Verifier:
     """A unit server (torch imported once) and the judge's verdicts on one notebook after another."""
 
     def __init__(self, settings, cell_timeout):
+        self.out_of_time = False  # set by each verify(): whether that notebook's run used its whole budget
         self.settings, self.cell_timeout = settings, cell_timeout
         env = child_env()
         # In the sandbox /tmp is the server's own; without it, each job's server needs a folder of its own.
@@ -116,9 +117,11 @@ class Verifier:
         limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.notebook_budget_s, "file_mb": 64}
         graded = source_notebook.graded
         run = NotebookRun(self.server, self.cell_timeout, limits, self.settings.notebook_budget_s, language)
+        self.out_of_time = False  # whether this notebook's run used its whole budget (worker.py then skips the kernel)
         try:
             run.start()
         except SessionFailure as failure:
+            self.out_of_time = time.monotonic() >= run.deadline
             why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
             return {cell.grade_id: (False, why) for cell in graded}
         verdicts, broken = {}, {}
@@ -128,6 +131,7 @@ class Verifier:
                 verdicts.update(self._judge_cells(run, tests, broken))
         finally:
             run.end()
+            self.out_of_time = time.monotonic() >= run.deadline
         return verdicts
 
     def _judge_cells(self, run, graded, broken):

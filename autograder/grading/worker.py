@@ -24,7 +24,7 @@ from autograder.grading.forked_kernels import KERNELS
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
 from autograder.grading.verify import Verifier
-from learner_kit.i18n import notebook_language, speaking
+from learner_kit.i18n import notebook_language, speaking, tr
 
 
 @contextmanager
@@ -34,6 +34,9 @@ def timed(what):
     yield
     print(f"  {what}: {time.perf_counter() - start:.2f} s", flush=True)
 
+
+# Below this many seconds left of a notebook's budget after its verdicts, nbgrader's kernel run is not started.
+MIN_KERNEL_RUN_S = 5
 
 ERROR_LINE = re.compile(r"^[\w.]*(Error|Exception|Interrupt)\b.*")
 
@@ -121,28 +124,53 @@ class GradingWorker:
         """The records of every source notebook of the submission's assignment, autograded in ``course``;
         ``shown`` gets {notebook: the autograded notebook's JSON} (scratch.record_final), ``comments``
         {notebook: nbgrader's comments on its answer cells}."""
-        KERNELS.stopped = None
-        with timed("nbgrader autograde"):
-            failure = course.autograde(packed, notebooks, packed.timestamp) if notebooks else None
-        if failure and KERNELS.stopped:
-            failure = KERNELS.stopped  # the watchdog's reason, not the dead kernel's error it caused
+        # The verdicts first (they decide), then the kernel's run (the outputs shown, which may only lower a
+        # score) within what is left of the notebook's one time budget: an endless loop costs one budget, not two.
+        verdicts, spent, out_of_time = {}, 0.0, False
+        for source in sources:
+            if source.name in notebooks:
+                started = time.monotonic()
+                with timed(f"out-of-kernel check of {source.name}"):
+                    verdicts[source.name] = self.verifier.verify(source, notebooks[source.name])
+                spent = max(spent, time.monotonic() - started)
+                out_of_time = out_of_time or self.verifier.out_of_time
+        failure = self._kernel_run(packed, notebooks, course, self.settings.notebook_budget_s - spent, out_of_time)
         records = []
         for source in sources:
             if source.name not in notebooks:
                 why = packed.unreadable.get(source.name, f"no notebook named {source.name}.ipynb was submitted")
                 records += zero_records(packed, source, f"Not graded: {why}.")
                 continue
-            with timed(f"out-of-kernel check of {source.name}"):
-                verdicts = self.verifier.verify(source, notebooks[source.name])
+            verdicts_here = verdicts[source.name]
             nbgrader = course.results(packed, source)
             reason = short_reason(failure) if failure else "no autograded notebook"
-            notebook_records = combined_records(packed, source, nbgrader, verdicts, reason)
+            notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
             autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
             if autograded is not None:
                 shown[source.name] = autograded
                 comments[source.name] = course.comments(packed, source.name)
             records += notebook_records
         return records
+
+    def _kernel_run(self, packed, notebooks, course, left_s, out_of_time):
+        """nbgrader's autograde of ``notebooks`` with ``left_s`` seconds of the notebook's budget; its error text or None.
+        Not run where the judge's run used the whole budget: the same code would only spend it again."""
+        if not notebooks:
+            return None
+        if out_of_time or left_s < MIN_KERNEL_RUN_S:
+            course.forget(packed)
+            print(f"  nbgrader autograde: not run ({max(left_s, 0):.0f} s of the budget left)", flush=True)
+            return tr("the notebook's code ran past its time budget of {budget} s where it was judged, so it was not "
+                      "run again", budget=self.settings.notebook_budget_s)
+        KERNELS.stopped, KERNELS.time_left_s = None, left_s
+        try:
+            with timed("nbgrader autograde"):
+                failure = course.autograde(packed, notebooks, packed.timestamp)
+        finally:
+            KERNELS.time_left_s = None
+        if failure and KERNELS.stopped:
+            failure = KERNELS.stopped  # the watchdog's reason, not the dead kernel's error it caused
+        return failure
 
     def close(self):
         self.verifier.close()
