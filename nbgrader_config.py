@@ -7,7 +7,7 @@ import os
 
 c = get_config()  # noqa: F821
 
-c.CourseDirectory.root = "."
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))  # absolute: nbgrader warns about "."
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "course"
 

@@ -2,10 +2,12 @@
 
 Every edition at every level: course/, ko/course/, challenge/course/ and challenge/ko/course/.
 """
+from pathlib import Path
+
 import pytest
 
 from autograder.levels import LEVEL_KEY, LEVELS
-from autograder.paths import EDITIONS, assignment_ids, course_dir, sources_dir
+from autograder.paths import EDITIONS, ROOT, assignment_ids, course_dir, sources_dir
 from autograder.release import GLOSSARY, generate_release, main
 from tests.course_files import ASSIGNMENTS, LEVEL_ASSIGNMENTS, release_notebook, solution_lines, source_notebook
 
@@ -77,3 +79,18 @@ def test_the_glossary_goes_out_with_both_levels(lang, tmp_path):
     assert (tmp_path / GLOSSARY).read_text(encoding="utf-8") == text
     for level in LEVELS:
         assert (course_dir(lang, level) / GLOSSARY).read_text(encoding="utf-8") == text, f"{lang} {level}"
+
+
+def test_stock_nbgrader_at_the_root_says_nothing_about_its_root(tmp_path):
+    """nbgrader_config.py names the course directory by an absolute path: with "." every nbgrader command printed
+    "root '.' is not absolute" three to five times."""
+    import subprocess
+    import sys
+
+    bin_dir = Path(sys.executable).parent
+    (tmp_path / "exchange").mkdir()
+    listed = subprocess.run([str(bin_dir / "nbgrader"), "list", f"--Exchange.root={tmp_path / 'exchange'}"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300,
+                            env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert "is not absolute" not in listed.stdout + listed.stderr

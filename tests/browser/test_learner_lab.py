@@ -245,6 +245,9 @@ def test_a_wrong_answer_gets_its_mistake_named(lab, learner):
     output = test_cell.locator(".jp-OutputArea").text_content()
     assert WRONG_ID in output, f"the test does not name the mistake {WRONG_ID}:\n{output[-1500:]}"
     assert "All visible tests passed" not in output
+    # Only the message: no traceback of the test cell or of learner_kit in front of it (TestFailed renders itself).
+    assert "Traceback" not in output and "learner_kit" not in output and "File " not in output, output[:1500]
+    assert output.lstrip().startswith(f"AssertionError: {WRONG_ID}"), output[:300]
     test_cell.locator(STDERR).scroll_into_view_if_needed()
     screens.take(page, "wrong-answer-named")
 
