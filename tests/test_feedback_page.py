@@ -206,3 +206,15 @@ def test_the_page_template_is_used_as_nbgraders_api_runs_it(tmp_path):
     app.update_config(as_the_api_does)
     exporter = HTMLExporter(parent=app, config=app.config)
     assert exporter.template.filename == str(FEEDBACK_TEMPLATES / "course_feedback" / "page.html.j2")
+
+
+def test_the_fallback_page_speaks_the_submissions_language(tmp_path):
+    """Where nbgrader could not write the feedback page, the plain page's own words are in the learner's language."""
+    from autograder.grading.feedback_page import write_fallback
+
+    record = {"grade_id": "split_heads-visible", "points": 0, "max_points": 1, "feedback": ["[shape] ..."]}
+    write_fallback(tmp_path / "ko.html", [record], "learner / 02-multi-head / 02-multi-head", "ko")
+    write_fallback(tmp_path / "en.html", [record], "learner / 02-multi-head / 02-multi-head", "en")
+    korean, english = (tmp_path / "ko.html").read_text(), (tmp_path / "en.html").read_text()
+    assert "<th>점수</th>" in korean and "<th>points</th>" not in korean and "lang='ko'" in korean
+    assert "<th>points</th>" in english and "lang='en'" in english

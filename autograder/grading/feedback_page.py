@@ -25,6 +25,7 @@ from latex2mathml.converter import convert_to_element
 from nbconvert.filters import strip_files_prefix
 from pygments.token import STANDARD_TYPES
 
+from learner_kit import i18n
 from learner_kit.i18n import add_translations, notebook_language, speaking, tr
 
 add_translations("autograder.locales")  # the page's words below, in the submission's language
@@ -329,17 +330,22 @@ math[display="block"] { margin: 0.5em 0; overflow-x: auto; overflow-y: hidden; }
 """
 
 
-def write_fallback(path: Path, records, title):
+def write_fallback(path: Path, records, title, language=None):
+    """A plain page of ``records``' points and messages, where nbgrader could not write the feedback page; its own
+    words in the submission's ``language`` (the messages are in it already)."""
     rows = "".join(
         f"<tr><td>{html.escape(r['grade_id'])}</td><td>{r['points']} / {r['max_points']}</td>"
         f"<td><pre>{html.escape(chr(10).join(r['feedback']))}</pre></td></tr>"
         for r in records
     )
+    with speaking(language):
+        head = "".join(f"<th>{html.escape(word)}</th>" for word in (tr("test"), tr("points"), tr("feedback")))
+        lang = i18n.language()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         "<style>pre { white-space: pre-wrap; overflow-wrap: anywhere; }</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><table border='1'><tr><th>test</th><th>points</th><th>feedback</th></tr>{rows}</table>"
+        f"<h1>{html.escape(title)}</h1><table border='1'><tr>{head}</tr>{rows}</table>"
         "</body></html>\n",
         encoding="utf-8",
     )
@@ -349,8 +355,9 @@ def feedback_folder(out: Path, submission):
     return out / "feedback" / submission.student / submission.assignment
 
 
-def write_fallbacks(out: Path, submission, records):
-    """A fallback page under OUT/feedback/ for each notebook in ``records``."""
+def write_fallbacks(out: Path, submission, records, language=None):
+    """A fallback page under OUT/feedback/ for each notebook in ``records``, in the submission's ``language``."""
     for notebook in sorted({r["notebook"] for r in records}):
         page = feedback_folder(out, submission) / f"{notebook}.html"
-        write_fallback(page, [r for r in records if r["notebook"] == notebook], f"{submission.student} / {submission.assignment} / {notebook}")
+        write_fallback(page, [r for r in records if r["notebook"] == notebook],
+                       f"{submission.student} / {submission.assignment} / {notebook}", language)

@@ -159,7 +159,8 @@ def save_result(out: Path, submission, key, result, run=None):
     folder.mkdir(parents=True, exist_ok=True)
     for notebook, page in result["feedback"].items():
         (folder / f"{Path(notebook).name}.html").write_bytes(page)
-    write_fallbacks(out, submission, [r for r in result["records"] if r["notebook"] not in result["feedback"]])
+    write_fallbacks(out, submission, [r for r in result["records"] if r["notebook"] not in result["feedback"]],
+                    result.get("language"))
     timing = {"run": run, **result["timing"], "log": result["log"]} if "timing" in result else None  # for the report
     comments = result.get("comments", {})
     write_state(out, submission, key, result["records"], {Path(nb).name: comments.get(nb, {}) for nb in autograded}, timing)

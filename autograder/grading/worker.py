@@ -94,14 +94,14 @@ class GradingWorker:
 
     def grade(self, packed):
         """{"records", "feedback": {notebook: HTML bytes}, "autograded": {notebook: nbformat JSON}, "comments":
-        {notebook: {grade_id: comment}}, "log"} for one layout.Packed submission; "autograded" holds the notebooks
+        {notebook: {grade_id: comment}}, "language", "log"} for one layout.Packed submission; "autograded" holds the notebooks
         formgrader shows the instructor, "comments" nbgrader's automatic comments on their answer cells."""
         log = io.StringIO()
         shown, comments = {}, {}
         with contextlib.redirect_stdout(log):
             print(f"grading {packed.key}", flush=True)
             sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
-            course = self.course  # until the submission's edition is known
+            course, language = self.course, "en"  # until the submission's edition is known
             try:
                 notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
                 course, language = self.course_for(packed, notebooks)
@@ -118,7 +118,8 @@ class GradingWorker:
                     pages = {name: path.read_bytes() for name, path in course.feedback(packed).items()}
             except Exception:
                 traceback.print_exc(file=log)
-        return {"records": public(records), "feedback": pages, "autograded": shown, "comments": comments, "log": log.getvalue()}
+        return {"records": public(records), "feedback": pages, "autograded": shown, "comments": comments,
+                "language": language, "log": log.getvalue()}
 
     def grade_notebooks(self, packed, sources, notebooks, course, shown, comments):
         """The records of every source notebook of the submission's assignment, autograded in ``course``;

@@ -3,6 +3,9 @@
 TRANSLATIONS = {
     "See above, at {aspect}: the same mistake.": "위의 {aspect} 항목을 보세요. 같은 실수입니다.",
     "Score:": "점수:",
+    "test": "테스트",
+    "points": "점수",
+    "feedback": "피드백",
     "Top": "맨 위로",
     "Comment": "코멘트",
     "Comments:": "코멘트:",
