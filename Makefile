@@ -27,10 +27,13 @@ WORKSPACE ?= workspace$(if $(EDITION),-$(COURSE_LANG),)$(if $(LEVEL_DIR),-$(LEVE
 # JupyterLab's saved layouts (which notebooks are open): kept with the workspace, hidden from the file browser.
 LAB_WORKSPACES ?= $(WORKSPACE)/.jupyter/workspaces
 LAB_ARGS ?=
+# The Korean lab speaks Korean in JupyterLab's own menus too (a language pack); its settings live in the workspace.
+LAB_LOCALE := $(if $(filter ko,$(COURSE_LANG)),ko_KR,)
+LAB_SETTINGS ?= $(WORKSPACE)/.jupyter/lab/user-settings
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo mutants demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo challenge-answers mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -47,6 +50,7 @@ help:
 	@echo "make autograde SUBMITTED=dir OUT=dir [JOBS=n]   grade submissions"
 	@echo "make demo-grade    grade synthetic submissions and print the table"
 	@echo "make zoo           the bug zoo's table: every misconception id caught and named?"
+	@echo "make challenge-answers [IDS=...]   the zoo's right answers submitted in the challenge notebooks: accepted, no crash?"
 	@echo "make mutants       cosmic-ray's mutants of every graded unit: visible kills, ids printed, wrong ids (a benchmark)"
 	@echo "make bench         autograder grade vs stock nbgrader autograde"
 	@echo "make bench-train   the capstone trained with three seeds"
@@ -83,8 +87,10 @@ browser-tool:
 # (learner_kit/lab_style.py: no empty boxes without a Korean font installed); layouts are kept in the
 # workspace, and a first one opens notebook 01. The instructor's side is `make formgrader`.
 lab: $(STAMP)
-	$(BIN)/python -m learner_kit.workspace $(LEVEL_DIR)$(EDITION)course $(WORKSPACE) --layout $(LAB_WORKSPACES)
+	$(BIN)/python -m learner_kit.workspace $(LEVEL_DIR)$(EDITION)course $(WORKSPACE) --layout $(LAB_WORKSPACES) \
+	  $(if $(LAB_LOCALE),--locale $(LAB_LOCALE) --settings $(LAB_SETTINGS),)
 	cd $(WORKSPACE) && COURSE_LANG=$(COURSE_LANG) JUPYTER_CONFIG_PATH=$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
+	  $(if $(LAB_LOCALE),JUPYTERLAB_SETTINGS_DIR=$(abspath $(LAB_SETTINGS)),) \
 	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
 	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) --LabApp.workspaces_dir=$(abspath $(LAB_WORKSPACES)) $(LAB_ARGS)
 
@@ -190,6 +196,10 @@ demo-grade: $(STAMP) sandbox-tool
 # The bug zoo and the right-answer zoo of autograder.checks, as a table.
 zoo: $(STAMP)
 	$(BIN)/python -m tests.zoo.report
+
+# Every right answer of the zoo written into the challenge notebooks' answer cells and run (tests/challenge_answers.py).
+challenge-answers: $(STAMP)
+	$(BIN)/python -m tests.challenge_answers $(IDS)
 
 # The mutation table of the checks (tests/mutants): 84 s of CPU (5 min on a busy 2-core machine); not part of `make test`.
 mutants: $(STAMP)

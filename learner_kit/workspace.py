@@ -107,6 +107,21 @@ def seed_layout(workspaces_dir: Path, notebook: str) -> Path | None:
     return target
 
 
+# JupyterLab's own words (menus, dialogs) come from a language pack (jupyterlab-language-pack-ko-KR, pinned in
+# requirements.txt), chosen by this setting of its translation plugin.
+LOCALE_SETTING = Path("@jupyterlab") / "translation-extension" / "plugin.jupyterlab-settings"
+
+
+def seed_locale(settings_dir: Path, locale: str) -> Path | None:
+    """Set JupyterLab's display language in ``settings_dir`` unless the learner has set one; the file written, or None."""
+    target = Path(settings_dir) / LOCALE_SETTING
+    if target.exists():
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps({"locale": locale}, indent=1), encoding="utf-8")
+    return target
+
+
 def release_language(release: Path) -> str:
     """The language the release's notebooks are written in (the first one's metadata), else the current one."""
     first = first_notebook(release) if Path(release).is_dir() else None
@@ -122,6 +137,8 @@ def main(argv=None):
     parser.add_argument("workspace", type=Path)
     parser.add_argument("--layout", type=Path, metavar="WORKSPACES_DIR",
                         help="JupyterLab's workspaces folder: seed a layout that opens the first notebook")
+    parser.add_argument("--locale", help="JupyterLab's display language (e.g. ko_KR), set in --settings once")
+    parser.add_argument("--settings", type=Path, metavar="SETTINGS_DIR", help="JupyterLab's user settings folder")
     args = parser.parse_args(argv)
     with i18n.speaking(release_language(args.release)):
         if not args.release.is_dir():
@@ -135,6 +152,8 @@ def main(argv=None):
     notebook = first_notebook(args.workspace)
     if args.layout is not None and notebook is not None:
         seed_layout(args.layout, notebook)
+    if args.locale and args.settings is not None:
+        seed_locale(args.settings, args.locale)
 
 
 if __name__ == "__main__":

@@ -50,9 +50,10 @@ class Server:
         """Start the server on a free port (a new one after a restart) and wait until it answers."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        settings = self.home / "lab-user-settings"
         args = (f"--no-browser --port={self.port} --ServerApp.ip=127.0.0.1 --ServerApp.token={TOKEN} "
-                f"--ServerApp.open_browser=False --LabApp.user_settings_dir={settings}")
+                "--ServerApp.open_browser=False")
+        if "LAB_SETTINGS" not in self.variables:  # else the target keeps JupyterLab's settings there itself
+            args += f" --LabApp.user_settings_dir={self.home / 'lab-user-settings'}"
         variables = {**self.variables, self.args_variable: args}
         env = {**os.environ, "JUPYTER_CONFIG_DIR": str(self.home / "jupyter-config"),
                "JUPYTER_RUNTIME_DIR": str(self.home / "jupyter-runtime")}

@@ -153,7 +153,7 @@ def validate(page):
 
 
 def close_dialog(page):
-    page.locator(".jp-Dialog").get_by_role("button", name="Ok").click()
+    page.locator(".jp-Dialog").get_by_role("button", name=re.compile(r"^(Ok|확인)$")).click()  # 확인: the Korean lab
     page.locator(".jp-Dialog").wait_for(state="detached")
 
 
@@ -343,8 +343,8 @@ def korean_lab(tmp_path_factory):
     target.parent.mkdir(parents=True)
     target.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
     stamp_kernel(target)
-    server = Server("lab", {"WORKSPACE": workspace, "LAB_WORKSPACES": home / "layouts", "COURSE_LANG": "ko"},
-                    "LAB_ARGS", home)
+    server = Server("lab", {"WORKSPACE": workspace, "LAB_WORKSPACES": home / "layouts", "COURSE_LANG": "ko",
+                            "LAB_SETTINGS": workspace / ".jupyter" / "lab" / "user-settings"}, "LAB_ARGS", home)
     server.workspace = workspace
     server.start()
     yield server
@@ -382,7 +382,7 @@ def test_korean_markdown_is_drawn_with_the_shipped_font(korean_lab, korean_learn
     page, errors, screens = korean_learner.page, korean_learner.errors, korean_learner.screens
     page.goto(korean_lab.url("/lab"))
     page.locator(".jp-NotebookPanel .jp-RenderedMarkdown").first.wait_for()
-    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=90_000)
+    page.locator("#jp-main-statusbar", has_text="대기").wait_for(timeout=90_000)  # "Idle" in the Korean lab
     probes = page.evaluate(f"""() => {{  // the Hangul of an element's own text (the DevTools call reads just that)
         const own = element => [...element.childNodes].filter(n => n.nodeType === Node.TEXT_NODE)
             .map(n => n.textContent).join('');
@@ -427,3 +427,17 @@ def test_korean_validate_speaks_korean(korean_lab, korean_learner):
     assert english_title_size == 0 and english_size == 0, f"the English sentences are still shown beside the Korean: {shown}"
     screens.take(page, "validate-success")
     close_dialog(page)
+
+
+def test_korean_lab_menus_speak_korean(korean_lab, korean_learner):
+    """JupyterLab's own menus come from its Korean language pack (jupyterlab-language-pack-ko-KR), which `make lab
+    COURSE_LANG=ko` selects in the workspace's settings; the English lab keeps English menus (tested above by name)."""
+    page, screens = korean_learner.page, korean_learner.screens
+    page.goto(korean_lab.url("/lab"))
+    menu = page.locator("#jp-menu-panel .lm-MenuBar-itemLabel")
+    menu.filter(has_text="파일").first.wait_for()  # the pack's words replace the English ones once they are loaded
+    labels = [label.strip() for label in menu.all_inner_texts()]
+    assert "File" not in labels and "도움말" in labels, labels
+    settings = korean_lab.workspace / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "translation-extension"
+    assert (settings / "plugin.jupyterlab-settings").is_file()
+    screens.take(page, "menus-korean")
