@@ -181,6 +181,7 @@ class Result:
     visible: dict = field(default_factory=dict)  # grade id of a visible test cell -> passed
     crashes: list = field(default_factory=list)  # (cell index, grade id or first line, ename, first lines)
     seconds: float = 0.0
+    notebook: object = None  # the executed notebook, outputs and all
 
     @property
     def ok(self):
@@ -237,7 +238,7 @@ def execute(assignment, choice, lang="en", run=0, timeout=600):
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    result = Result(assignment, lang, run, used, skipped, seconds=time.perf_counter() - start)
+    result = Result(assignment, lang, run, used, skipped, seconds=time.perf_counter() - start, notebook=nb)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
