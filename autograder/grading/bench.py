@@ -70,9 +70,14 @@ def ours(submitted: Path, out: Path, jobs, scheduler=None):
     return seconds, {(r["student"], r["grade_id"]): float(r["points"]) for r in records}, startup, idle_seconds(out)
 
 
+def read_tasks(out: Path):
+    """Which worker graded which submission from when to when: the records of OUT/logs/tasks.jsonl."""
+    return [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
+
+
 def idle_seconds(out: Path):
     """{worker: seconds it waited with no task while some submission had not yet started}."""
-    tasks = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
+    tasks = read_tasks(out)
     if not tasks:
         return {}
     first, last_start = min(t["started"] for t in tasks), max(t["started"] for t in tasks)
@@ -98,14 +103,12 @@ def phase_seconds(out: Path):
     phases = {name: 0.0 for name in PHASE_NAMES.values()}
     for phase, seconds in PHASE.findall(log):
         phases[PHASE_NAMES[phase]] += float(seconds)
-    tasks = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
-    return phases, sum(t["ended"] - t["started"] for t in tasks)
+    return phases, sum(t["ended"] - t["started"] for t in read_tasks(out))
 
 
 def task_seconds(out: Path, student):
     """Seconds the workers spent on ``student``'s submissions (tasks.jsonl)."""
-    tasks = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines() if line.strip()]
-    return sum(t["ended"] - t["started"] for t in tasks if t["submission"].split("/")[0] == student)
+    return sum(t["ended"] - t["started"] for t in read_tasks(out) if t["submission"].split("/")[0] == student)
 
 
 def report_phases(out: Path, seconds, notebooks, startup, jobs):
