@@ -44,6 +44,9 @@ def build_parser():
     grade.add_argument("--no-sandbox", action="store_true",
                        help="run learners' code without bubblewrap (NOT safe for untrusted code; warns on every run)")
     grade.add_argument("--roster", type=Path, help=ROSTER_HELP)
+    grade.add_argument("--kernel-run", action="store_true",
+                       help="also run each notebook in nbgrader's kernel, after the run that decides: a second opinion "
+                            "that can only lower a score, at about twice the time")
     report = commands.add_parser("report", help="write OUT/report.html, the class at a glance, from OUT/results.json "
                                                 "(and OUT/gradebook.csv from the gradebook)")
     report.add_argument("out", type=Path, help="the --out folder of autograder grade (holds results.json)")
@@ -110,7 +113,7 @@ def grade_command(args):
             print(f"autograder: {error}", file=sys.stderr)
             return 2
     settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox,
-                        notebook_budget_s=args.budget)
+                        notebook_budget_s=args.budget, kernel_run=args.kernel_run)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
                         log=lambda line: print(line, file=sys.stderr), scheduler=args.scheduler or configured_scheduler())

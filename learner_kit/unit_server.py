@@ -17,6 +17,7 @@ replies {"loaded": ...} and answers "describe", "run_case" and "call" requests u
 When the child is gone (ended, killed, crashed), the server kills whatever it left running
 and replies {"exited": status}. The server never runs a learner's code itself.
 """
+import ast
 import contextlib
 import json
 import linecache
@@ -64,24 +65,154 @@ def without_magics(source):
     return "\n".join(lines)
 
 
-def run_cell(source, label, namespace, timeout):
-    """None when the cell ran, else the last line of what it raised."""
+MAX_OUTPUT_CHARS = 8000  # of what one cell prints and shows (learner_kit.wire's strings hold 10,000)
+MAX_IMAGES, MAX_IMAGE_BYTES = 8, 1 << 20  # the figures one cell shows
+
+
+class CellOutputs:
+    """What one cell printed (stdout, stderr) and showed (its last expression's value, display(), its figures),
+    as notebook outputs in order: {"type": "stream", "name", "text"}, {"type": "result" or "html", "text"},
+    {"type": "png", "data": uint8 tensor}, {"type": "error", "ename", "evalue"}; at most MAX_OUTPUT_CHARS of
+    text (then a note that the rest was cut) and MAX_IMAGES images of MAX_IMAGE_BYTES."""
+
+    def __init__(self):
+        self.outputs, self.left, self.images = [], MAX_OUTPUT_CHARS, 0
+
+    def add(self, kind, text, **fields):
+        text = str(text)
+        if self.left <= 0:
+            return
+        if len(text) > self.left:
+            text = text[: self.left] + "\n[... the rest of this cell's output was cut]\n"
+        self.left -= len(text)
+        last = self.outputs[-1] if self.outputs else None
+        if kind == "stream" and last and last["type"] == "stream" and last["name"] == fields["name"]:
+            last["text"] += text
+        else:
+            self.outputs.append({"type": kind, "text": text, **fields})
+
+    def add_png(self, data):
+        import torch
+
+        if isinstance(data, bytes) and len(data) <= MAX_IMAGE_BYTES and self.images < MAX_IMAGES:
+            self.images += 1
+            self.outputs.append({"type": "png", "text": "", "data": torch.frombuffer(bytearray(data), dtype=torch.uint8)})
+
+
+SHOWING = None  # the running cell's CellOutputs, where display() and the figures go
+
+
+def display(*objects, **kwargs):
+    """IPython's display() in the notebook's process: HTML, PNG or the text of each object, into the cell's outputs."""
+    for obj in objects:
+        if SHOWING is None:
+            return
+        for method, kind in (("_repr_png_", "png"), ("_repr_html_", "html")):
+            try:
+                shown = getattr(obj, method)() if callable(getattr(obj, method, None)) else None
+            except Exception:  # the learner's object may raise anything
+                shown = None
+            if isinstance(shown, bytes) and kind == "png":
+                SHOWING.add_png(shown)
+                break
+            if isinstance(shown, str) and kind == "html":
+                SHOWING.add("html", shown)
+                break
+        else:
+            SHOWING.add("result", repr(obj)[:MAX_OUTPUT_CHARS])
+
+
+def show_figures():
+    """The open matplotlib figures into the cell's outputs as PNG, then closed (as a notebook's inline backend does)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None or SHOWING is None:
+        return
+    import io
+
+    for number in pyplot.get_fignums():
+        figure = pyplot.figure(number)
+        try:
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format="png", bbox_inches="tight")
+            SHOWING.add_png(buffer.getvalue())
+        except Exception:  # the learner's figure may fail to draw
+            pass
+        pyplot.close(figure)
+
+
+def install_display():
+    """display() and plt.show() as in a notebook, before any learner's code runs."""
+    import matplotlib.pyplot
+
+    matplotlib.pyplot.show = lambda *args, **kwargs: None  # figures are shown when the cell ends
+    try:
+        import IPython.core.display_functions
+        import IPython.display
+
+        IPython.core.display_functions.display = IPython.display.display = display
+    except ImportError:
+        pass
+
+
+class _Stream:
+    """sys.stdout or sys.stderr while a cell runs: its text goes to the cell's outputs."""
+
+    def __init__(self, outputs, name):
+        self.outputs, self.name = outputs, name
+
+    def write(self, text):
+        self.outputs.add("stream", text, name=self.name)
+        return len(text) if isinstance(text, str) else 0
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+def compiled(source, label):
+    """(the cell's code, its last line's expression to show or None), as Jupyter runs a cell."""
+    try:
+        tree = ast.parse(source, label)
+    except SyntaxError:
+        tree = ast.parse(without_magics(source), label)
+    shown = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    body = compile(tree, label, "exec")
+    return body, (compile(ast.Expression(shown.value), label, "eval") if shown is not None else None)
+
+
+def run_cell(source, label, namespace, timeout, outputs=None):
+    """None when the cell ran, else the last line of what it raised; what it printed and showed goes into
+    ``outputs`` (a CellOutputs) where one is given, and nowhere else."""
     signal.alarm(max(1, int(timeout)))
     linecache.cache[label] = (len(source), None, source.splitlines(True), label)  # so that errors can quote a line
+    global SHOWING
+    saved = sys.stdout, sys.stderr
+    if outputs is not None:
+        sys.stdout, sys.stderr, SHOWING = _Stream(outputs, "stdout"), _Stream(outputs, "stderr"), outputs
     try:
-        try:
-            code = compile(source, label, "exec")
-        except SyntaxError:
-            code = compile(without_magics(source), label, "exec")
-        exec(code, namespace)
+        body, shown = compiled(source, label)
+        exec(body, namespace)
+        if shown is not None:
+            value = eval(shown, namespace)
+            if value is not None and outputs is not None:
+                display(value)
+        show_figures()
         return None
     except CellTimeout:
-        return f"TimeoutError: the cell ran longer than {timeout} s"
+        failure = f"TimeoutError: the cell ran longer than {timeout} s"
     except BaseException as error:  # learners' code may raise anything, SystemExit included
         text = "".join(traceback.format_exception_only(type(error), error)).strip() or type(error).__name__
-        return text.splitlines()[-1][:500]
+        failure = text.splitlines()[-1][:500]
     finally:
         signal.alarm(0)
+        sys.stdout, sys.stderr = saved
+        SHOWING = None
+    if outputs is not None:
+        name, _, value = failure.partition(": ")
+        outputs.add("error", value, ename=name[:200])
+    return failure
 
 
 # ---------------------------------------------------------------- free-form test cells
@@ -148,22 +279,28 @@ class Child:
 
     def start(self, timeout):
         exec(PREAMBLE, self.namespace)
+        install_display()
         self.snapshot, self.timeout = watched_objects(), timeout
 
     def run_cells(self, request):
-        return {"answer_failures": self.load(request["cells"])}
+        failures, outputs = self.load(request["cells"])
+        return {"answer_failures": failures, "outputs": outputs}
 
     def load(self, cells):
-        """Run cells in order; {grade_id: what stopped it} for the answer cells that failed."""
+        """Run cells in order: ({grade_id: what stopped it} for the answer cells that failed, [[key, outputs]]
+        for the cells sent with a "key": what each printed and showed, for the graded notebook)."""
         timeout = self.timeout
-        failures = {}
+        failures, shown = {}, []
         for number, cell in enumerate(cells):
             label = f"<cell {number}: {cell['kind']} {cell.get('grade_id') or ''}>"
-            failure = run_cell(cell["source"], label, self.namespace, timeout)
+            outputs = CellOutputs() if "key" in cell else None
+            failure = run_cell(cell["source"], label, self.namespace, timeout, outputs)
             self.tampered += replaced(self.snapshot)
             if failure and cell["kind"] == "answer":
                 failures[cell["grade_id"]] = failure
-        return failures
+            if outputs is not None:
+                shown.append([cell["key"], outputs.outputs])
+        return failures, shown
 
     def test_cell(self, request):
         """A free-form graded cell, run in the notebook's namespace: passed, or the message of what it raised."""
@@ -362,7 +499,7 @@ def become_child(request, sync, control, wire):
         signal.signal(signal.SIGALRM, _on_alarm)
         cuda = request.get("cuda") is True and cuda_usable()  # before the learner's code: it may not be trusted to say
         child.start(request["cell_timeout"])
-        failures = child.load(request["cells"])
+        failures, _ = child.load(request["cells"])  # cells run again after a restart: their outputs were kept
         child.reply({"loaded": True, "answer_failures": failures, "cuda": cuda})
         child.serve()
         code = 0

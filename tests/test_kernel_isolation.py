@@ -1,7 +1,7 @@
 """What one notebook's kernel leaves for the next in its job, and what it can take from the grader.
 
-The fixture course's ISOLATION students, graded by one worker (--jobs 1: every kernel is forked from
-the same kernel server): an attack added to each one's right fx-attn, a spy added to its right
+The fixture course's ISOLATION students, graded with --kernel-run (nbgrader's kernel runs each notebook
+too, after the run that decides) by one worker (--jobs 1: every kernel is forked from the same kernel server): an attack added to each one's right fx-attn, a spy added to its right
 fx-ctrl, and an honest student. Dask picks the order; the notebooks graded after an attack's are its
 targets (tasks.jsonl says which). Each attack gains nothing, and every notebook keeps full marks.
 """
@@ -24,7 +24,7 @@ def course(tmp_path_factory):
     base = tmp_path_factory.mktemp("isolation")
     source = write_sources(base / "source")
     submitted = write_submissions(base / "submitted", catalogue=ISOLATION)
-    result = grade(submitted, base / "out", source, 1)
+    result = grade(submitted, base / "out", source, 1, "--kernel-run")
     assert result.returncode == 0, result.stderr[-3000:]
     tasks = [json.loads(line) for line in (base / "out" / "logs" / "tasks.jsonl").read_text().splitlines()]
     return {"base": base, "records": json.loads((base / "out" / "results.json").read_text()), "tasks": tasks}

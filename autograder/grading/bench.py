@@ -1,15 +1,17 @@
 """`make bench`: a class of N perfect students graded by stock `nbgrader autograde` and by `autograder grade`.
 
     python -m autograder.grading.bench [--students N] [--jobs J] [--assignments all|ID,ID] [--loop]
-                                       [--scheduler ADDRESS] [--no-stock]
+                                       [--kernel-run] [--scheduler ADDRESS] [--no-stock]
 
 Both use the course's nbgrader_config.py. Stock: the `nbgrader autograde` command, once per
 assignment, its gradebook prepared beforehand (not timed). Ours: the whole `autograder grade`
 command (gradebook template already cached, Dask's start-up, feedback HTML and the verdicts
 included). Prints both times, seconds per notebook, the ratio, what Dask's start-up cost, and
 how long workers sat idle while submissions were still waiting (from OUT/logs/tasks.jsonl);
-fails if the scores differ. With --loop, the class is graded again with one more student whose
-scaled_dot_product_attention never returns, to show what one endless loop costs the others.
+fails if the scores differ. With --kernel-run, the class is graded again with nbgrader's kernel
+running each notebook too (the pipeline before the one run). With --loop, the class is graded
+again with one more student whose scaled_dot_product_attention never returns, to show what one
+endless loop costs the others.
 """
 import argparse
 import json
@@ -60,9 +62,9 @@ def stock(scratch: Path, assignments, students):
     return seconds, scores
 
 
-def ours(submitted: Path, out: Path, jobs, scheduler=None):
+def ours(submitted: Path, out: Path, jobs, scheduler=None, extra=()):
     """Seconds, scores, Dask's start-up line and the workers' idle seconds while work remained."""
-    command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out)]
+    command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), *extra]
     command += ["--scheduler", scheduler] if scheduler else ["--jobs", str(jobs)]
     seconds, result = timed_run(command)
     records = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -92,15 +94,19 @@ def idle_seconds(out: Path):
     return idle
 
 
-PHASE = re.compile(r"^  (nbgrader autograde|out-of-kernel check|nbgrader generate_feedback)[^:]*: ([\d.]+) s$", re.M)
-PHASE_NAMES = {"nbgrader autograde": "kernel run (nbgrader autograde)", "out-of-kernel check": "verdict (judge)",
+# grading.log's phases (worker.py); "out-of-kernel check" is what logs before the one run called the first phase
+PHASE = re.compile(r"^  (notebook run and verdicts|out-of-kernel check|nbgrader autograde|nbgrader generate_feedback)"
+                   r"[^:]*: ([\d.]+) s$", re.M)
+PHASE_NAMES = {"notebook run and verdicts": "run and verdicts (unit server, judge)",
+               "out-of-kernel check": "run and verdicts (unit server, judge)",
+               "nbgrader autograde": "nbgrader autograde (with --kernel-run: the kernel's run)",
                "nbgrader generate_feedback": "feedback (nbgrader generate_feedback)"}
 
 
 def phase_seconds(out: Path):
     """{phase: seconds summed over the submissions} from OUT/logs/grading.log, and the tasks' own seconds in all."""
     log = (out / "logs" / "grading.log").read_text(encoding="utf-8")
-    phases = {name: 0.0 for name in PHASE_NAMES.values()}
+    phases = dict.fromkeys(PHASE_NAMES.values(), 0.0)
     for phase, seconds in PHASE.findall(log):
         phases[PHASE_NAMES[phase]] += float(seconds)
     return phases, sum(t["ended"] - t["started"] for t in read_tasks(out))
@@ -156,6 +162,8 @@ def main(argv=None):
     parser.add_argument("--loop", action="store_true", help="also grade the class with one endless-loop student")
     parser.add_argument("--scheduler", help="grade ours on this Dask cluster instead of --jobs local workers")
     parser.add_argument("--no-stock", action="store_true", help="skip stock nbgrader (it takes minutes per assignment)")
+    parser.add_argument("--kernel-run", action="store_true",
+                        help="also grade the class with --kernel-run (each notebook run twice, as before the one run)")
     args = parser.parse_args(argv)
     assignments = assignment_ids() if args.assignments == "all" else args.assignments.split(",")
     if not assignments:
@@ -174,6 +182,14 @@ def main(argv=None):
         seconds, our_scores, startup, idle = ours(scratch / "submitted", scratch / "ours", args.jobs, args.scheduler)
         report(f"autograder grade {where}", seconds, notebooks, startup, idle)
         report_phases(scratch / "ours", seconds, notebooks, startup, args.jobs)
+        if args.kernel_run:
+            twice_s, twice_scores, twice_startup, twice_idle = ours(scratch / "submitted", scratch / "ours-kernel",
+                                                                    args.jobs, args.scheduler, ["--kernel-run"])
+            report("the same with --kernel-run", twice_s, notebooks, twice_startup, twice_idle)
+            report_phases(scratch / "ours-kernel", twice_s, notebooks, twice_startup, args.jobs)
+            print(f"{'ratio --kernel-run / one run':<38}: {twice_s / seconds:.2f}x; identical scores: "
+                  f"{'yes' if twice_scores == our_scores else 'NO'}")
+            code = code or int(twice_scores != our_scores)
         if not args.no_stock:
             stock_s, stock_scores = stock(scratch, assignments, students)
             report("stock nbgrader autograde", stock_s, notebooks, None, None)

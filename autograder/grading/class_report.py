@@ -61,6 +61,8 @@ SUMMARY_CHARS = 280  # of the paragraph under a teaching section's heading, in "
 LIMITS = (
     ("ran past its time budget", "time budget"),
     ("시간 예산", "time budget"),  # the same, in a Korean submission's feedback
+    ("The run of this notebook for its outputs stopped", "outputs run stopped"),
+    ("출력을 보여 주려고 노트북을 실행하다가 멈췄습니다", "outputs run stopped"),
     ("wrote too much into the grader's kernel folder", "sandbox limit: disk"),
     ("the grading worker stopped twice", "grading worker died"),
     ("nbgrader could not run this notebook to the end", "kernel stopped"),

@@ -21,6 +21,9 @@ class Settings:
     verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
     notebook_budget_s: int = 120  # wall-clock budget of one notebook, in the kernel and in the judge's run each
     sandbox: bool = True  # learners' code runs in bubblewrap (sandbox.py); False only with --no-sandbox
+    # nbgrader's kernel runs each notebook too, after the one run that decides (--kernel-run): a second
+    # opinion that can only lower a score, at about twice the time (worker.py)
+    kernel_run: bool = False
 
     def to_json(self):
         return asdict(self)
@@ -75,6 +78,7 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
 
     from autograder.grading import preprocessors as feedback
     from autograder.grading.forked_kernels import ForkedExecute
+    from autograder.grading.recorded_run import RecordedRun
 
     config = load_course_config()
     course = config.CourseDirectory
@@ -92,7 +96,9 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     # Kernels forked from a process that has imported torch & co. already (saves ~3-4 s per notebook).
     steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else None
     steps = steps or Autograde.class_traits()["autograde_preprocessors"].make_dynamic_default()
-    config.Autograde.autograde_preprocessors = [ForkedExecute if step is Execute else step for step in steps]
+    # Without --kernel-run, no kernel at all: the outputs of the notebook's one run (recorded_run.py).
+    run = ForkedExecute if settings.kernel_run else RecordedRun
+    config.Autograde.autograde_preprocessors = [run if step is Execute else step for step in steps]
     # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
     # open: outputs capped in bytes, and the learner's HTML and JavaScript sanitised (no <script> runs)
     # in outputs, Markdown and raw cells alike (feedback_page.py says why both filters are replaced).

@@ -21,6 +21,7 @@ from autograder.grading.judge import (
     graded_call,
     judge_cell,
 )
+from autograder.grading.recorded_run import shown_outputs
 from autograder.grading.source import ANSWER, CODE, PROVIDED, TEST, classify
 from learner_kit.i18n import notebook_language, speaking, tr
 
@@ -49,15 +50,17 @@ def definitions_only(source):
     return ast.unparse(ast.Module(body=kept, type_ignores=[]))
 
 
-def payload_segments(source_notebook, submitted_notebook):
+def payload_segments(source_notebook, submitted_notebook, keys=None):
     """[(cells the child runs, the graded cells judged after them)], in the source's order.
 
     The child runs the source's provided code and the definitions of its ordinary cells, with
     the learner's answer cells in place of its own; no test cell runs there (the judge decides
     them). Judging each graded cell right after the cells before it, as the notebook does,
-    means that an answer cell that ends its process costs only the cells after it.
+    means that an answer cell that ends its process costs only the cells after it. ``keys``
+    ({grade_id: index as submitted}, learner_layout) marks the cells whose outputs are kept
+    for the graded notebook; the learner's own cells run after every verdict (NotebookRun.show).
     """
-    answers = submitted_answers(submitted_notebook)
+    answers, keys = submitted_answers(submitted_notebook), keys or {}
     segments, cells = [], []
     for cell in source_notebook.cells:
         if cell.kind == TEST:
@@ -71,7 +74,32 @@ def payload_segments(source_notebook, submitted_notebook):
             cells.append({"kind": cell.kind, "grade_id": cell.grade_id, "source": cell.source})
         elif cell.kind == CODE:
             cells.append({"kind": cell.kind, "grade_id": None, "source": definitions_only(cell.source)})
+        if cells and cells[-1]["grade_id"] in keys:
+            cells[-1]["key"] = keys[cells[-1]["grade_id"]]
     return segments
+
+
+def learner_layout(source_notebook, submitted_notebook):
+    """({grade_id: index as submitted} of the answer and provided cells, [the learner's own code cells, each with
+    "key": its index]) where the submission keeps the source's graded, answer and provided cells in order, as
+    nbgrader would run it (its own cells are the ones the source does not grade, run as submitted); ({}, [])
+    where cells are missing or out of order: nbgrader lays it out again, and no output could go in its place."""
+    skeleton = {cell.grade_id: cell for cell in source_notebook.cells if cell.kind in (TEST, ANSWER, PROVIDED)}
+    kept = {}  # grade_id -> the index of its last cell (nbgrader keeps the last of duplicates)
+    for index, cell in enumerate(submitted_notebook.cells):
+        classified = classify(cell)
+        if classified is not None and classified.grade_id in skeleton:
+            kept[classified.grade_id] = index
+    required = [grade_id for grade_id, cell in skeleton.items() if cell.kind in (TEST, PROVIDED)]
+    if sorted(kept, key=kept.get) != [g for g in skeleton if g in kept] or any(g not in kept for g in required):
+        return {}, []
+    own = []
+    for index, cell in enumerate(submitted_notebook.cells):
+        if cell.get("cell_type") == "code" and index not in kept.values():
+            text = cell.get("source", "")
+            own.append({"kind": CODE, "grade_id": None, "source": "".join(text) if isinstance(text, list) else str(text),
+                        "key": index})
+    return {g: i for g, i in kept.items() if skeleton[g].kind != TEST}, own
 
 
 def child_env():
@@ -92,6 +120,7 @@ class Verifier:
 
     def __init__(self, settings, cell_timeout):
         self.out_of_time = False  # set by each verify(): whether that notebook's run used its whole budget
+        self.run = None  # ... and that notebook's NotebookRun: its outputs and where showing them stopped
         self.settings, self.cell_timeout = settings, cell_timeout
         env = child_env()
         # In the sandbox /tmp is the server's own; without it, each job's server needs a folder of its own.
@@ -118,6 +147,7 @@ class Verifier:
         graded = source_notebook.graded
         run = NotebookRun(self.server, self.cell_timeout, limits, self.settings.notebook_budget_s, language)
         self.out_of_time = False  # whether this notebook's run used its whole budget (worker.py then skips the kernel)
+        self.run = run
         try:
             run.start()
         except SessionFailure as failure:
@@ -125,10 +155,12 @@ class Verifier:
             why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
             return {cell.grade_id: (False, why) for cell in graded}
         verdicts, broken = {}, {}
+        keys, own_cells = learner_layout(source_notebook, submitted_notebook)
         try:
-            for cells, tests in payload_segments(source_notebook, submitted_notebook):
+            for cells, tests in payload_segments(source_notebook, submitted_notebook, keys):
                 run.run_cells(cells, broken)
                 verdicts.update(self._judge_cells(run, tests, broken))
+            run.show(own_cells)
         finally:
             run.end()
             self.out_of_time = time.monotonic() >= run.deadline
@@ -181,6 +213,8 @@ class NotebookRun:
         self.server, self.cell_timeout, self.limits, self.language = server, cell_timeout, limits, language
         self.deadline = time.monotonic() + budget_s  # one budget for the notebook, restarts included
         self.cells = []  # every cell the child has run, in order
+        self.outputs = {}  # {key: [nbformat outputs]} of the cells show() ran
+        self.stopped = None  # (key, why) where show() stopped
         self.session, self.units, self.restarts, self.loading_failed = None, {}, 0, False
 
     def start(self):
@@ -210,6 +244,33 @@ class NotebookRun:
             return
         failures = reply.get("answer_failures") if isinstance(reply.get("answer_failures"), dict) else {}
         broken.update({str(k).split("-")[0]: str(v) for k, v in failures.items()})
+        self.keep_outputs(cells, reply)
+
+    def keep_outputs(self, cells, reply):
+        """What the cells sent with a "key" printed and showed, from the child's reply (checked: the learner's
+        process made it), the first time each ran (a restarted child runs them again)."""
+        keys = {cell["key"] for cell in cells if "key" in cell}
+        for item in reply.get("outputs") if isinstance(reply.get("outputs"), list) else []:
+            if (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and item[0] in keys
+                    and item[0] not in self.outputs):
+                self.outputs[item[0]] = shown_outputs(item[1])
+
+    def show(self, cells):
+        """Run the learner's own cells (learner_layout), one by one once every verdict is in, keeping what each
+        printed and showed; nothing here can change a verdict. Where the run stops (the budget, a limit, a
+        crash), ``stopped`` = (the key of the cell it stopped in, why), and the cells after it show nothing."""
+        if cells:
+            self.session_for_next_cell()  # a fresh child where judging the last cell ended this one
+        for cell in cells:
+            session = self.session
+            try:
+                if session.dead:
+                    raise SessionFailure(session.dead)
+                reply = session.ask({"op": "run_cells", "cells": [cell]})
+            except SessionFailure as failure:
+                self.stopped = (cell["key"], str(failure))
+                return
+            self.keep_outputs([cell], reply)
 
     def can_restart(self):
         return (not self.loading_failed and self.restarts < self.MAX_RESTARTS

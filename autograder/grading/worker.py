@@ -1,12 +1,13 @@
 """A grading worker's state and its one task: grade one packed submission.
 
 A GradingWorker lives as long as the Dask worker process that holds it (cluster.py's
-plugin): its scratch nbgrader course and gradebook copy, its kernel server and its unit
-server are set up once, then every submission it is handed is graded in them, one after
+plugin): its scratch nbgrader course and gradebook copy and its unit server (with
+--kernel-run, a kernel server too) are set up once, then every submission it is handed is graded in them, one after
 another. It never sees SUBMITTED or OUT: a submission arrives packed (layout.Packed) and
 its records and feedback pages go back to the client, which alone writes OUT.
 """
 import contextlib
+import copy
 import io
 import re
 import shutil
@@ -21,6 +22,7 @@ import nbformat
 from autograder.grading.combine import combined_records, public, zero_records, zero_submission
 from autograder.grading.config import Settings, cell_timeout
 from autograder.grading.forked_kernels import KERNELS
+from autograder.grading.recorded_run import recorded, tag_cells
 from autograder.grading.scratch import ScratchCourse
 from autograder.grading.source import load_assignment
 from autograder.grading.verify import Verifier
@@ -48,6 +50,23 @@ def short_reason(error_text):
     return ((errors or lines or ["unknown error"])[-1])[:300]
 
 
+def stopped_note(why):
+    """What the records say where the run for the notebook's outputs stopped (after every verdict was in)."""
+    return tr("The run of this notebook for its outputs stopped ({why}): the cells after that point show no output; "
+              "no points depend on them.", why=why)
+
+
+def shown_outputs(run):
+    """{index as submitted: outputs} of a NotebookRun (verify.py), with a note in the cell where it stopped."""
+    outputs = dict(run.outputs) if run is not None else {}
+    if run is not None and run.stopped:
+        key, why = run.stopped
+        note = stopped_note(why)
+        outputs[key] = [*outputs.get(key, []),
+                        nbformat.v4.new_output("error", ename="NotebookStopped", evalue=note, traceback=[note])]
+    return outputs
+
+
 class GradingWorker:
     """One worker's scratch course, kernel server and unit server; ``grade`` grades one packed submission.
 
@@ -60,9 +79,10 @@ class GradingWorker:
         warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy noise from nbgrader's autograde
         self.scratch = Path(scratch)
         self.settings = self._scratch_settings(settings, sources, template, "")
-        KERNELS.configure(self.settings.sandbox, self.scratch / "ipc", budget_s=self.settings.notebook_budget_s,
-                          memory_mb=self.settings.kernel_memory_mb)
-        KERNELS.start()  # preloads while the rest starts up
+        if self.settings.kernel_run:
+            KERNELS.configure(self.settings.sandbox, self.scratch / "ipc", budget_s=self.settings.notebook_budget_s,
+                              memory_mb=self.settings.kernel_memory_mb)
+            KERNELS.start()  # preloads while the rest starts up
         self.course = ScratchCourse(self.settings, self.scratch / "course", self.scratch / "template.db")
         # The other editions' nbgrader courses ({language: (notebook texts, template)}, runner.edition_payloads):
         # a submission in one of their languages is autograded there, so its test cells and feedback stay in it.
@@ -125,17 +145,24 @@ class GradingWorker:
         """The records of every source notebook of the submission's assignment, autograded in ``course``;
         ``shown`` gets {notebook: the autograded notebook's JSON} (scratch.record_final), ``comments``
         {notebook: nbgrader's comments on its answer cells}."""
-        # The verdicts first (they decide), then the kernel's run (the outputs shown, which may only lower a
-        # score) within what is left of the notebook's one time budget: an endless loop costs one budget, not two.
-        verdicts, spent, out_of_time = {}, 0.0, False
+        # The learner's code runs once, in the unit server's child: that run gives the verdicts and what each
+        # cell printed, and nbgrader's autograde then does its bookkeeping with those outputs, without a kernel
+        # (recorded_run.py). With --kernel-run, nbgrader's kernel also runs the notebook, within what is left
+        # of the notebook's one budget, and may only lower a score.
+        verdicts, runs, spent, out_of_time = {}, {}, 0.0, False
         for source in sources:
             if source.name in notebooks:
                 started = time.monotonic()
-                with timed(f"out-of-kernel check of {source.name}"):
+                with timed(f"notebook run and verdicts of {source.name}"):
                     verdicts[source.name] = self.verifier.verify(source, notebooks[source.name])
+                runs[source.name] = self.verifier.run
                 spent = max(spent, time.monotonic() - started)
                 out_of_time = out_of_time or self.verifier.out_of_time
-        failure = self._kernel_run(packed, notebooks, course, self.settings.notebook_budget_s - spent, out_of_time)
+        if self.settings.kernel_run:
+            failure = self._kernel_run(packed, notebooks, course, self.settings.notebook_budget_s - spent, out_of_time)
+        else:
+            failure = self._recorded_run(packed, notebooks, course, {
+                name: (shown_outputs(run), verdicts[name]) for name, run in runs.items()})
         records = []
         for source in sources:
             if source.name not in notebooks:
@@ -146,6 +173,9 @@ class GradingWorker:
             nbgrader = course.results(packed, source)
             reason = short_reason(failure) if failure else "no autograded notebook"
             notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
+            stopped = getattr(runs.get(source.name), "stopped", None)
+            if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
+                notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
             autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
             if autograded is not None:
                 shown[source.name] = autograded
@@ -153,8 +183,18 @@ class GradingWorker:
             records += notebook_records
         return records
 
+    @staticmethod
+    def _recorded_run(packed, notebooks, course, runs):
+        """nbgrader's autograde of ``notebooks`` with the outputs and verdicts of their one run; its error text or None."""
+        if not notebooks:
+            return None
+        with timed("nbgrader autograde (no kernel)"), recorded(runs):
+            return course.autograde(packed, {name: tag_cells(copy.deepcopy(nb)) for name, nb in notebooks.items()},
+                                    packed.timestamp)
+
     def _kernel_run(self, packed, notebooks, course, left_s, out_of_time):
-        """nbgrader's autograde of ``notebooks`` with ``left_s`` seconds of the notebook's budget; its error text or None.
+        """nbgrader's autograde of ``notebooks`` in its kernel (--kernel-run), with ``left_s`` seconds of the notebook's
+        budget; its error text or None.
         Not run where the judge's run used the whole budget: the same code would only spend it again."""
         if not notebooks:
             return None
@@ -175,5 +215,6 @@ class GradingWorker:
 
     def close(self):
         self.verifier.close()
-        KERNELS.shut_down()
+        if self.settings.kernel_run:
+            KERNELS.shut_down()
         shutil.rmtree(self.scratch, ignore_errors=True)
