@@ -5,8 +5,8 @@ what each cell printed and showed. nbgrader's own steps before and after Execute
 the hidden tests and locked cells, the gradebook's submission, grade and comment rows, late
 penalties), so its gradebook, feedback and formgrader work as with a kernel run. RecordedRun
 fills the outputs in: each cell the learner's process ran gets what it printed there, and each
-graded test cell gets nothing when its verdict passed and the verdict's message as an error when
-it failed, which nbgrader's SaveAutoGrades scores as 0. No output the learner's code made ever
+graded test cell gets "This test passed." when its verdict passed and the verdict's message as an
+error when it failed, which nbgrader's SaveAutoGrades scores as 0. No output the learner's code made ever
 reaches a graded cell, so nothing it prints can raise a score.
 """
 import base64
@@ -18,6 +18,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder.grading.scratch import ERROR_OUTPUT
 from autograder.grading.source import nbgrader_meta
+from learner_kit.i18n import tr
 
 RUN_INDEX = "autograder_run_index"  # cell metadata, set on the scratch copy only: the cell's index as submitted
 _RUNS = {}  # {notebook name: (outputs {index: [outputs]}, verdicts {grade_id: (passed, message)})}, while autograding
@@ -43,9 +44,10 @@ def tag_cells(notebook):
 
 
 def verdict_outputs(verdict):
+    """A graded cell's outputs: a line that it passed, or its verdict's message as an error (nbgrader scores 0)."""
     passed, message = verdict
     if passed:
-        return []
+        return [nbformat.v4.new_output("stream", name="stdout", text=tr("This test passed.") + "\n")]
     return [nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=message, traceback=[f"{ERROR_OUTPUT}: {message}"])]
 
 
