@@ -1,11 +1,12 @@
-"""The verdict on a submitted notebook, decided outside nbgrader's kernel and outside the learner's process.
+"""A submitted notebook's one run: the verdicts, decided outside the learner's process, and its outputs.
 
 The learner's answer cells, with the source notebook's provided code and the definitions of
 its ordinary cells, run in a unit server child (learner_kit/unit_server.py); the judge
-(judge.py) decides each graded cell here, running the checks against that child. nbgrader's
-own run in the kernel can only lower a score (combine.py), except a composite's visible cell that
-the judge passed with right parts while the learner's own part is wrong (judge.Verdict.decisive): this
-verdict is the one that counts.
+(judge.py) decides each graded cell here, running the checks against that child. Then the
+same child runs the learner's own cells; what every cell printed and showed goes into
+nbgrader's graded notebook (recorded_run.py). With --kernel-run, nbgrader's own run in a
+kernel can only lower a score (combine.py), except a composite's visible cell that the judge
+passed with right parts while the learner's own part is wrong (judge.Verdict.decisive).
 """
 import ast
 import os
@@ -213,7 +214,7 @@ class NotebookRun:
         self.server, self.cell_timeout, self.limits, self.language = server, cell_timeout, limits, language
         self.deadline = time.monotonic() + budget_s  # one budget for the notebook, restarts included
         self.cells = []  # every cell the child has run, in order
-        self.outputs = {}  # {key: [nbformat outputs]} of the cells show() ran
+        self.outputs = {}  # {key: [nbformat outputs]} of the cells sent with a "key" (keep_outputs)
         self.stopped = None  # (key, why) where show() stopped
         self.session, self.units, self.restarts, self.loading_failed = None, {}, 0, False
 

@@ -2,8 +2,8 @@
 
 A GradingWorker lives as long as the Dask worker process that holds it (cluster.py's
 plugin): its scratch nbgrader course and gradebook copy and its unit server (with
---kernel-run, a kernel server too) are set up once, then every submission it is handed is graded in them, one after
-another. It never sees SUBMITTED or OUT: a submission arrives packed (layout.Packed) and
+--kernel-run, its kernel server too) are set up once, then every submission it is handed
+is graded in them, one after another. It never sees SUBMITTED or OUT: a submission arrives packed (layout.Packed) and
 its records and feedback pages go back to the client, which alone writes OUT.
 """
 import contextlib
@@ -56,7 +56,7 @@ def stopped_note(why):
               "no points depend on them.", why=why)
 
 
-def shown_outputs(run):
+def outputs_with_stop_note(run):
     """{index as submitted: outputs} of a NotebookRun (verify.py), with a note in the cell where it stopped."""
     outputs = dict(run.outputs) if run is not None else {}
     if run is not None and run.stopped:
@@ -68,7 +68,7 @@ def shown_outputs(run):
 
 
 class GradingWorker:
-    """One worker's scratch course, kernel server and unit server; ``grade`` grades one packed submission.
+    """One worker's scratch course and unit server (and kernel server); ``grade`` grades one packed submission.
 
     ``sources``: {assignment: {notebook name: source notebook text}} and ``template``: the bytes of the
     gradebook template (gradebook.build_template), both as the client has them, written into ``scratch``
@@ -162,7 +162,7 @@ class GradingWorker:
             failure = self._kernel_run(packed, notebooks, course, self.settings.notebook_budget_s - spent, out_of_time)
         else:
             failure = self._recorded_run(packed, notebooks, course, {
-                name: (shown_outputs(run), verdicts[name]) for name, run in runs.items()})
+                name: (outputs_with_stop_note(run), verdicts[name]) for name, run in runs.items()})
         records = []
         for source in sources:
             if source.name not in notebooks:
