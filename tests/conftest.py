@@ -1,7 +1,7 @@
 """Settings for every test run.
 
-Under pytest-xdist (`make test` on 6 cores or more, `--dist loadfile`: each test file on one worker, so
-its module fixtures start once), each worker's PyTorch uses one thread: the workers already share the cores.
+Under pytest-xdist (`make test`, `--dist loadfile`: each test file on one worker, so its module fixtures
+start once), each worker's PyTorch uses one thread: the workers already share the cores.
 """
 import os
 

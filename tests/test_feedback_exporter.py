@@ -1,0 +1,41 @@
+"""The feedback pages' exporter (autograder/grading/feedback_exporter.py) writes what nbconvert's HTMLExporter writes."""
+import base64
+
+import nbformat
+from bs4 import BeautifulSoup
+from nbconvert.exporters import HTMLExporter
+
+from autograder.grading.feedback_exporter import COMPILED, NO_ALT, FeedbackExporter, accessible
+from autograder.paths import SOLUTIONS
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(16)).decode()
+
+
+def test_the_accessibility_pass_on_text():
+    page = ('<div class="jp-Cell-inputWrapper"><img src="a.png"><img alt="mine" src="b.png"></div>'
+            '<div class="jp-OutputArea-output jp-RenderedText">x</div><div class="other">&lt;img src=c&gt;</div>')
+    soup = BeautifulSoup(accessible(page), "html.parser")
+    assert [img.get("alt") for img in soup.find_all("img")] == [NO_ALT.split('"')[1], "mine"]
+    assert [div.get("tabindex") for div in soup.find_all("div")] == ["0", "0", None]
+    assert "&lt;img src=c&gt;" in accessible(page)  # text that reads like a tag is left alone
+
+
+def semantics(html):
+    """What a reader and a screen reader get from a page: its text, each image's alt, which elements take focus."""
+    soup = BeautifulSoup(html, "html.parser")
+    return (soup.get_text(), [img.get("alt") for img in soup.find_all("img")],
+            [(tag.name, tuple(tag.get("class") or ())) for tag in soup.find_all(tabindex="0")])
+
+
+def test_a_course_notebook_is_written_as_nbconverts_exporter_writes_it():
+    notebook = nbformat.read(str(SOLUTIONS / "04-feed-forward" / "04-feed-forward.ipynb"), as_version=4)
+    code = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PNG}),
+                    nbformat.v4.new_output("stream", name="stdout", text="printed\n")]
+    theirs, _ = HTMLExporter().from_notebook_node(notebook)
+    ours, _ = FeedbackExporter().from_notebook_node(notebook)
+    assert semantics(ours) == semantics(theirs)
+    assert semantics(ours)[1] and len(semantics(ours)[2]) > 20
+    assert COMPILED.compiled  # the templates were compiled once, for the exporters after this one
+    again, _ = FeedbackExporter().from_notebook_node(notebook)
+    assert again == ours
