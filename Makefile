@@ -179,9 +179,10 @@ autograde: $(STAMP) sandbox-tool
 	$(BIN)/autograder grade $(SUBMITTED) --out $(OUT) --jobs $(or $(JOBS),1) --table
 
 # Stock `nbgrader autograde` against `autograder grade` on a class of N perfect students over every
-# notebook (STUDENTS=n JOBS=n BENCH_ASSIGNMENTS=01-attention,... SCHEDULER=tcp://...), then the same
-# class with one endless-loop student. 20 students by default: the per-worker start-up is spread as
-# in real use. About half an hour on 2 cores, most of it stock nbgrader.
+# notebook (STUDENTS=n JOBS=n BENCH_ASSIGNMENTS=01-attention,... SCHEDULER=tcp://...), with the
+# phases of ours; then ours again with --kernel-run (each notebook run twice, as before the one run),
+# and the class with one endless-loop student. 20 students by default: the per-worker start-up is
+# spread as in real use. About half an hour on 2 cores, most of it stock nbgrader.
 bench: $(STAMP) sandbox-tool
 	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),20) --jobs $(or $(JOBS),2) \
 	  --assignments $(or $(BENCH_ASSIGNMENTS),all) --loop --kernel-run $(if $(SCHEDULER),--scheduler $(SCHEDULER),)

@@ -41,6 +41,7 @@ torch.set_num_threads(1)
 x = torch.ones(2, 3, 4, device="meta")
 torch.softmax((x @ x.transpose(-2, -1)).masked_fill(x[..., :3] > 0, -1e9), dim=-1)
 import learner_kit.harness, learner_kit.plotting, learner_kit.stand_ins, learner_kit.visible, learner_kit.watch
+import IPython.core.display_functions, IPython.display
 """
 REQUESTS, REPLIES = 0, 1
 MB = 1024 * 1024
