@@ -340,8 +340,13 @@ def main(argv=None):
                      workspace=workspace))
             return 1
         started = time.monotonic()
+        chosen = "MPLBACKEND" not in os.environ
         os.environ.setdefault("MPLBACKEND", "Agg")  # a figure drawn by a definition goes nowhere
-        results = course_progress(workspace)
+        try:
+            results = course_progress(workspace)
+        finally:
+            if chosen:
+                os.environ.pop("MPLBACKEND", None)  # as it was (tests call main() in their own process)
         if as_json:
             print(json.dumps([asdict(r) for r in results]))
             return 0

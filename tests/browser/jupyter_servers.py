@@ -58,6 +58,8 @@ class Server:
         env = {**os.environ, "JUPYTER_CONFIG_DIR": str(self.home / "jupyter-config"),
                "JUPYTER_RUNTIME_DIR": str(self.home / "jupyter-runtime")}
         env.pop("JUPYTER_CONFIG_PATH", None)
+        for leaked in ("MPLBACKEND", "NBGRADER_EXECUTION"):  # as from a learner's shell: what an earlier test of this
+            env.pop(leaked, None)  # worker set in os.environ would take the lab's figures away (Agg, grading())
         self.log_start = self.log.stat().st_size if self.log.is_file() else 0
         self.output = open(self.log, "ab")
         self.process = subprocess.Popen(

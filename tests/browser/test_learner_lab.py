@@ -271,8 +271,8 @@ def test_the_attention_figure_appears(lab, learner):
     run_all(page)
     figure_cell = code_cell(page, lab.workspace, calls="attention_heatmap")
     image = figure_cell.locator(".jp-OutputArea-output img")
-    try:  # Run All reaches this cell after the ones above it: minutes where make test runs two test files at once
-        image.wait_for(timeout=240_000)
+    try:  # Run All reaches this cell after every cell above it: slower where make test runs two test files at once
+        image.wait_for(timeout=120_000)
     except Exception:
         pytest.fail(f"no figure under the attention heatmap cell; its output:\n{figure_cell.locator('.jp-OutputArea').text_content()[-1500:]}")
     natural_width, natural_height, shown_width, area_width = image.evaluate(
