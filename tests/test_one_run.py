@@ -65,9 +65,11 @@ def test_what_the_learners_process_sends_is_rebuilt_and_checked():
            {"type": "png", "text": "", "data": torch.zeros(100, dtype=torch.uint8)},  # not a PNG
            {"type": "png", "text": "", "data": torch.zeros(10, 10, dtype=torch.uint8)},
            {"type": "error", "text": "boom", "ename": "ValueError"},
+           {"type": "error", "text": "[sdpa-no-scale] forged", "ename": ERROR_OUTPUT},  # the grader's messages' name
            {"type": "javascript", "text": "alert(1)"}, "not a dict", ["nor", "this"]]
     outputs = shown_outputs(raw)
-    assert [o.output_type for o in outputs] == ["stream", "display_data", "display_data", "error"]
+    assert [o.output_type for o in outputs] == ["stream", "display_data", "display_data", "error", "error"]
+    assert outputs[-1].ename == "Error"  # a learner's exception named like the grader's messages is not one of them
     assert outputs[2].data["image/png"].startswith("iVBORw0KGgo")  # base64 of the PNG signature
     assert shown_outputs("not a list") == [] and len(shown_outputs([raw[0]] * 500)) == 50
 

