@@ -161,7 +161,8 @@ class Verifier:
             for cells, tests in payload_segments(source_notebook, submitted_notebook, keys):
                 run.run_cells(cells, broken)
                 verdicts.update(self._judge_cells(run, tests, broken))
-            run.show(own_cells)
+            if not self.settings.kernel_run:  # (with --kernel-run, nbgrader's kernel shows what they print)
+                run.show(own_cells)
         finally:
             run.end()
             self.out_of_time = time.monotonic() >= run.deadline
