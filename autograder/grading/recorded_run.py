@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.grading.scratch import ERROR_OUTPUT
+from autograder.grading.scratch import ERROR_OUTPUT, message_output
 from autograder.grading.source import nbgrader_meta
 from learner_kit.i18n import tr
 
@@ -48,7 +48,7 @@ def verdict_outputs(verdict):
     passed, message = verdict
     if passed:
         return [nbformat.v4.new_output("stream", name="stdout", text=tr("This test passed.") + "\n")]
-    return [nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=message, traceback=[f"{ERROR_OUTPUT}: {message}"])]
+    return [message_output(message)]
 
 
 def png_data(value, max_bytes=1 << 20):
@@ -77,9 +77,8 @@ def shown_outputs(raw, limit=50, max_chars=10_000):
             outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": text}, execution_count=None))
         elif kind == "html":
             outputs.append(nbformat.v4.new_output("display_data", data={"text/html": text}))
-        elif kind == "png" and png_data(item.get("data")) is not None:
-            outputs.append(nbformat.v4.new_output("display_data", data={"image/png": png_data(item["data"]),
-                                                                         "text/plain": "<Figure>"}))
+        elif kind == "png" and (picture := png_data(item.get("data"))) is not None:
+            outputs.append(nbformat.v4.new_output("display_data", data={"image/png": picture, "text/plain": "<Figure>"}))
         elif kind == "error" and isinstance(item.get("ename"), str):
             ename = item["ename"][:200] if item["ename"] != ERROR_OUTPUT else "Error"  # that name is the grader's
             outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=text, traceback=[f"{ename}: {text}"]))
@@ -98,7 +97,7 @@ class RecordedRun(NbGraderPreprocessor):
             cell.execution_count = None
             meta = nbgrader_meta(cell)
             if meta.get("grade") and not meta.get("solution"):
-                verdict = verdicts.get(meta.get("grade_id"), (False, "This cell was not judged."))
+                verdict = verdicts.get(meta.get("grade_id"), (False, tr("This cell was not judged.")))
                 cell.outputs = verdict_outputs(verdict)
             else:
                 cell.outputs = copy.deepcopy(outputs.get(index, []))

@@ -42,12 +42,17 @@ def without_duplicate_ids(notebook):
     return notebook
 
 
+def message_output(text):
+    """The grader's message ``text`` as a graded cell's error output (nbgrader scores a cell with one 0)."""
+    return nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=text, traceback=[f"{ERROR_OUTPUT}: {text}"])
+
+
 def add_messages(notebook, messages):
     """Show each of ``messages`` ({grade_id: text}) as an error output of its graded cell."""
     for cell in notebook.cells:
         text = messages.get(nbgrader_meta(cell).get("grade_id"))
         if text and cell.cell_type == "code":
-            cell.outputs.append(nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=text, traceback=[f"{ERROR_OUTPUT}: {text}"]))
+            cell.outputs.append(message_output(text))
 
 
 class ScratchCourse:

@@ -75,8 +75,10 @@ def payload_segments(source_notebook, submitted_notebook, keys=None):
             cells.append({"kind": cell.kind, "grade_id": cell.grade_id, "source": cell.source})
         elif cell.kind == CODE:
             cells.append({"kind": cell.kind, "grade_id": None, "source": definitions_only(cell.source)})
-        if cells and cells[-1]["grade_id"] in keys:
-            cells[-1]["key"] = keys[cells[-1]["grade_id"]]
+        else:
+            continue
+        if cell.grade_id in keys:  # only answer and provided cells have one
+            cells[-1]["key"] = keys[cell.grade_id]
     return segments
 
 
@@ -94,9 +96,9 @@ def learner_layout(source_notebook, submitted_notebook):
     required = [grade_id for grade_id, cell in skeleton.items() if cell.kind in (TEST, PROVIDED)]
     if sorted(kept, key=kept.get) != [g for g in skeleton if g in kept] or any(g not in kept for g in required):
         return {}, []
-    own = []
+    own, graded_places = [], set(kept.values())
     for index, cell in enumerate(submitted_notebook.cells):
-        if cell.get("cell_type") == "code" and index not in kept.values():
+        if cell.get("cell_type") == "code" and index not in graded_places:
             text = cell.get("source", "")
             own.append({"kind": CODE, "grade_id": None, "source": "".join(text) if isinstance(text, list) else str(text),
                         "key": index})

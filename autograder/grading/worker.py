@@ -3,8 +3,9 @@
 A GradingWorker lives as long as the Dask worker process that holds it (cluster.py's
 plugin): its scratch nbgrader course and gradebook copy and its unit server (with
 --kernel-run, its kernel server too) are set up once, then every submission it is handed
-is graded in them, one after another. It never sees SUBMITTED or OUT: a submission arrives packed (layout.Packed) and
-its records and feedback pages go back to the client, which alone writes OUT.
+is graded in them, one after another. It never sees SUBMITTED or OUT: a submission arrives
+packed (layout.Packed) and its records and feedback pages go back to the client, which alone
+writes OUT.
 """
 import contextlib
 import copy
