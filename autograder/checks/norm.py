@@ -6,8 +6,10 @@ rows of the inputs are scaled down to a variance below eps: only there does eps 
 the square root change the result by more than float32 noise. A wrong axis is any other set
 of axes of x for the mean and the variance, or either of them alone (_WRONG_AXES).
 
-Properties: LayerNorm's output, with gamma and beta undone, is standardised, and a new LayerNorm
-starts with gamma ones and beta zeros (the weights the checks load hide a wrong start); AddNorm's
+Properties: LayerNorm's output, with gamma and beta undone, is standardised, a new LayerNorm
+starts with gamma ones and beta zeros (the weights the checks load hide a wrong start), and a new
+LayerNorm(d_model, eps=0.1) gives the exercise's results (every other case uses the default eps, which a
+hard-coded 1e-5 matches); AddNorm's
 dropout, set to drop everything, turns AddNorm(x, s) into AddNorm(x, 0) (it is applied, and to s only).
 """
 import itertools
@@ -125,6 +127,32 @@ def _fresh_start(outcome, case):
     return ""
 
 
+_OTHER_EPS = 0.1  # far from the default 1e-5: on features of variance ~1 it changes the result by ~5%
+
+
+def _eps_used(outcome, case):
+    """LayerNorm(d_model, eps) uses the eps it is given: a fresh LayerNorm(d_model, 0.1) gives what the exercise's
+    gives (a hard-coded 1e-5 passes every case built with the default eps)."""
+    x = case.inputs["x"].detach()
+    try:
+        given = probes.probe("training_call", outcome.instance, (D_MODEL, _OTHER_EPS), 0, x)["evaluation"]
+        default = probes.probe("training_call", outcome.instance, (D_MODEL,), 0, x)["evaluation"]
+    except Exception as error:  # noqa: BLE001 - the learner's constructor or forward may raise anything
+        return tr("Building LayerNorm({d_model}, eps={eps}) and calling it raised {error}", d_model=D_MODEL,
+                  eps=_OTHER_EPS, error=harness.describe_error(error))
+    with harness.isolated(default_dtype=x.dtype), torch.no_grad():
+        want = reference.LayerNorm(D_MODEL, _OTHER_EPS).to(x.dtype)(x)
+    if not isinstance(given, torch.Tensor) or given.shape != want.shape or harness.close(given, want):
+        return ""  # a result of the wrong kind is the values aspect's to name
+    if isinstance(default, torch.Tensor) and default.shape == given.shape and harness.close(given, default):
+        return tr("A new LayerNorm({d_model}, eps={eps}) gives the same results as LayerNorm({d_model}) (eps=1e-5): "
+                  "the `eps` argument has no effect. Keep it in __init__ (self.eps = eps) and use self.eps in forward.",
+                  d_model=D_MODEL, eps=_OTHER_EPS)
+    return tr("A new LayerNorm({d_model}, eps={eps}) gives other results than the exercise's: {difference}",
+              d_model=D_MODEL, eps=_OTHER_EPS,
+              difference=harness.describe_difference("output", given, want, ("position", "feature")))
+
+
 def _dropout_on_sublayer_out(outcome, case):
     """With its dropout dropping everything (p=1, training mode), AddNorm(x, s) is AddNorm(x, 0): the dropout
     acts on the sublayer's output only, before the add; and it acts at all."""
@@ -180,7 +208,7 @@ register(UnitSpec(
         "layernorm-no-affine": (variant_class(_LayerNorm, affine=False),),
     },
     knobbed=_LayerNorm,
-    properties=(_standardised, _fresh_start),
+    properties=(_standardised, _fresh_start, _eps_used),
     # the layer norms, and the norms that compute one over a reshaped input (learner_kit/watch.py
     # also watches the operators that do their work, whatever route reaches them)
     forbidden={torch.nn.functional.layer_norm: "torch.nn.functional.layer_norm",

@@ -24,6 +24,7 @@ class Specimen:
     expect: str | tuple | None  # the id (or ids, for several mistakes at once) the check must name; None: right
     aspects: tuple  # aspects to run (a right answer: all of its unit's)
     patch: Callable | None = None  # context manager active during the check (tampering)
+    visible: str | None = None  # the id the unit's visible test cell (the notebook's, English) must print; None: not run
 
     @property
     def expected_ids(self):
@@ -41,13 +42,15 @@ class Specimen:
 BUGS, RIGHTS = [], []
 
 
-def bug(unit, mistake_id, *aspects, patch=None):
+def bug(unit, mistake_id, *aspects, patch=None, visible=None):
     """Register a wrong `unit` that must fail each aspect (default: values) naming `mistake_id`.
 
-    `mistake_id` is a tuple for code with several mistakes at once: each must be named."""
+    `mistake_id` is a tuple for code with several mistakes at once: each must be named. With `visible`, the
+    unit's visible test cell in its notebook must fail too, its message starting with `[visible]`
+    (test_zoo_visible.py): a visible test that passes the bug, or names a mistake it did not make, fails."""
 
     def register(candidate):
-        BUGS.append(Specimen(unit, candidate, mistake_id, aspects or ("values",), patch))
+        BUGS.append(Specimen(unit, candidate, mistake_id, aspects or ("values",), patch, visible))
         return candidate
 
     return register

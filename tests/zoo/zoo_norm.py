@@ -71,6 +71,61 @@ class LayerNormBuiltin(_Params):
         return F.layer_norm(x, x.shape[-1:], self.gamma, self.beta, self.eps)
 
 
+# ------------------------------------------------------------------ issue 33: told a mistake they did not make
+
+@bug("LayerNorm", "wrong-values", "values", visible="property-violated")
+class LayerNormVarianceNotCentred(_Params):
+    """The mean square taken for the variance, x not centred first: not the unbiased variance (no n − 1)."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = (x**2).mean(-1, keepdim=True)
+        return self.gamma * (x - mean) / torch.sqrt(var + self.eps) + self.beta
+
+
+@bug("LayerNorm", "wrong-values", "values", visible="property-violated")
+class LayerNormSquareRootTwice(_Params):
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        std = torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps)
+        return self.gamma * (x - mean) / torch.sqrt(std) + self.beta
+
+
+@bug("LayerNorm", "wrong-values", "values", visible="property-violated")
+class LayerNormNoSquareRoot(_Params):
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        return self.gamma * (x - mean) / (x.var(-1, keepdim=True, unbiased=False) + self.eps) + self.beta
+
+
+@bug("LayerNorm", "wrong-values", "values", visible="property-violated")
+class LayerNormMeanNotSubtracted(_Params):
+    """Divided by the standard deviation, the mean never subtracted: not statistics over the wrong axis."""
+
+    def forward(self, x):
+        return self.gamma * x / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + self.eps) + self.beta
+
+
+@bug("LayerNorm", "wrong-values", "values", "float64", visible="property-violated")
+class LayerNormEpsSquared(_Params):
+    """eps ** 2 inside the square root: inside it, but 1e-10."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.gamma * (x - mean) / torch.sqrt(var + self.eps**2) + self.beta
+
+
+@bug("LayerNorm", "property-violated", "properties", visible="property-violated")
+class LayerNormEpsHardCoded(_Params):
+    """1e-5 written in forward: right with the default eps only."""
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, keepdim=True, unbiased=False)
+        return self.gamma * (x - mean) / torch.sqrt(var + 1e-5) + self.beta
+
+
 class _AddNormParts(nn.Module):
     def __init__(self, d_model, dropout=0.1):
         super().__init__()

@@ -38,4 +38,12 @@ TRANSLATIONS = {
         "드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 드롭아웃을 거치는 것은 서브레이어의 출력뿐이므로 "
         "AddNorm(x, sublayer_out)은 AddNorm(x, 0)과 같아야 합니다. 그런데 최대 {gap:.3g}만큼 차이가 납니다. "
         "드롭아웃을 x나 합, 또는 정규화 뒤에 적용하고 있지 않나요?",
+    "Building LayerNorm({d_model}, eps={eps}) and calling it raised {error}":
+        "LayerNorm({d_model}, eps={eps})를 만들어 호출하자 오류가 났습니다: {error}",
+    "A new LayerNorm({d_model}, eps={eps}) gives the same results as LayerNorm({d_model}) (eps=1e-5): "
+    "the `eps` argument has no effect. Keep it in __init__ (self.eps = eps) and use self.eps in forward.":
+        "새로 만든 LayerNorm({d_model}, eps={eps})의 결과가 LayerNorm({d_model})(eps=1e-5)의 결과와 같습니다. "
+        "`eps` 인자가 아무 효과도 없습니다. __init__에서 저장하고(self.eps = eps) forward에서 self.eps를 쓰세요.",
+    "A new LayerNorm({d_model}, eps={eps}) gives other results than the exercise's: {difference}":
+        "새로 만든 LayerNorm({d_model}, eps={eps})의 결과가 과제의 결과와 다릅니다: {difference}",
 }
