@@ -5,7 +5,9 @@ shows. The probes are chosen so that every mutant differs from the reference on 
 one of them: a full mask with mixed rows (mask mistakes, softmax axis, returned scores),
 a 4-D case where L_k = d_k = n_head, the one shape on which a key transposed on the
 wrong axes (or not at all) still runs and can be told apart by its values, and one where
-batch = n_head = L_k = d_k, on which `key.T` (every axis reversed) runs too.
+batch = n_head = L_k = d_k, on which `key.T` (every axis reversed) runs too. One probe and one value case have
+scores in the hundreds: a softmax written as exp / sum, without subtracting the row's maximum, overflows there
+(the same slip notebook 08 rejects for the generator).
 """
 import math
 from functools import partial
@@ -67,6 +69,14 @@ def _case(seed, lead, label, l_q=L_Q, l_k=L_K, d_k=D_K, d_v=D_V, mask=None, drop
     return Case(args, label=label, **fields).to(torch.float32)
 
 
+def _large(seed, label):
+    """3-D inputs whose scores reach the hundreds: e^score overflows float32 (above 88), so a softmax written as
+    exp / sum without subtracting each row's largest score first gives inf / inf = NaN."""
+    case = _case(seed, (B,), label)
+    scaled = {name: value * 12 if name in ("query", "key") else value for name, value in case.inputs.items()}
+    return Case(scaled, label=case.label, dtype=case.dtype)
+
+
 def _padded(seed, **more):
     mask = inputs.padding_mask([4, 2], L_K)
     return _case(seed, (B, H), tr("4-D inputs with a padding mask (B, 1, 1, L_k)"), mask=mask, **more)
@@ -100,6 +110,7 @@ def _values_cases():
     return [
         _case(1, (B,), tr("3-D inputs (batch, position, feature)")),
         _case(2, (B, H), tr("4-D inputs (batch, head, position, feature)")),
+        _large(4, tr("3-D inputs whose scores reach the hundreds (e^score overflows float32 above 88)")),
         _case(3, (B, H), tr("4-D inputs and a dropout module in training mode (the output must be the dropped weights "
                             "times the values)"),
               dropout=torch.nn.Dropout(0.5).train(), compare=("output",), torch_seed=7),
@@ -120,6 +131,7 @@ def _probes():
               d_k=4, l_k=4, d_v=5, mask=square),
         _case(103, (B,), tr("3-D inputs (batch, position, feature)")),
         _case(104, (3, 3), tr("4-D inputs where batch = n_head = L_k = d_k = 3"), l_k=3, d_k=3),
+        _large(105, tr("3-D inputs whose scores reach the hundreds (e^score overflows float32 above 88)")),
     ]
 
 

@@ -243,3 +243,49 @@ def sdpa_returns_dropped_weights(query, key, value, mask=None, dropout=None):
     if dropout is not None:
         weights = dropout(weights)
     return weights @ value, weights
+
+
+# ------------------------------------------------------------------ issue 33: told a mistake they did not make
+
+
+@bug(UNIT, "wrong-values", "values", visible="property-violated")
+def sdpa_softmax_without_dim(query, key, value, mask=None, dropout=None):
+    """F.softmax with no dim: PyTorch picks axis 0 for 3-D scores, 1 for 4-D. Not the scores returned."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = F.softmax(scores)
+    return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug(UNIT, "shape", "values", visible="shape")
+def sdpa_returns_weights_then_output(query, key, value, mask=None, dropout=None):
+    """The two results in the other order: not the scores returned."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = F.softmax(scores, dim=-1)
+    output = (dropout(weights) if dropout is not None else weights) @ value
+    return weights, output
+
+
+@bug(UNIT, "shape", "masks", visible="shape")
+def sdpa_mask_unsqueezed_again(query, key, value, mask=None, dropout=None):
+    """mask.unsqueeze(1) on a mask that already broadcasts: the weights gain an axis. Not an inverted mask."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        mask = mask.unsqueeze(1)
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = F.softmax(scores, dim=-1)
+    return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug(UNIT, "nan", "values", visible="nan")
+def sdpa_softmax_exp_without_max_shift(query, key, value, mask=None, dropout=None):
+    """exp(scores) / sum: e^score overflows float32 above 88, and inf / inf is NaN."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    exps = torch.exp(scores)
+    weights = exps / exps.sum(dim=-1, keepdim=True)
+    return (dropout(weights) if dropout is not None else weights) @ value, weights

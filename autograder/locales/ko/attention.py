@@ -10,6 +10,8 @@ TRANSLATIONS = {
         "드롭아웃을 거치기 전의 것을 반환하세요. 드롭아웃을 거친 가중치는 출력을 계산할 때만 씁니다.",
     "3-D inputs (batch, position, feature)": "3차원 입력 (배치, 위치, 특성)",
     "4-D inputs (batch, head, position, feature)": "4차원 입력 (배치, 헤드, 위치, 특성)",
+    "3-D inputs whose scores reach the hundreds (e^score overflows float32 above 88)":
+        "점수가 수백에 이르는 3차원 입력 (score가 88을 넘으면 e^score가 float32에서 넘칩니다)",
     "4-D inputs and a dropout module in training mode (the output must be the dropped weights "
     "times the values)":
         "4차원 입력과 학습 모드의 드롭아웃 모듈 (출력은 드롭아웃을 거친 가중치와 밸류의 곱이어야 함)",
