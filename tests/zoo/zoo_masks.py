@@ -107,3 +107,17 @@ def tgt_mask_causal_expanded(tgt, pad_idx=0):
 def tgt_mask_or(tgt, pad_idx=0):
     """| in place of &: a real key is visible from every query, the future included."""
     return _pad(tgt, pad_idx) | _causal(tgt.size(-1), tgt.device)
+
+
+# ------------------------------------------------------------------ issue 33: told a mistake they did not make
+
+
+@bug("make_subsequent_mask", "wrong-values", "values", visible="property-violated")
+def subsequent_one_diagonal_too_far(size, device=None):
+    """tril from diagonal 1: each query also sees the next key; no past key is blocked (not the transposed mask)."""
+    return torch.tril(torch.ones(1, size, size, dtype=torch.bool, device=device), diagonal=1)
+
+
+@bug("make_subsequent_mask", "mask-causal-transposed", "values", visible="mask-causal-transposed")
+def subsequent_upper_triangle(size, device=None):
+    return torch.ones(size, size, device=device).triu().bool().unsqueeze(0)
