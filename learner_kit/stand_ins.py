@@ -2,27 +2,41 @@
 that take the place of a graded module while the unit that builds it is judged.
 
 A stand-in model has the interface greedy decoding uses (`encode`, `decode`, `generator`)
-and behaves in a way simple enough to predict by hand. No stand-in holds a solution.
+and behaves in a way simple enough to predict by hand. Like the real model, it depends on
+everything decoding must pass on: the source mask changes what `encode` and `decode` say
+(a padding key they are let see shifts the prediction), and its generator is unsure (the
+most likely token gets about a quarter of the probability), so only the argmax, not a draw,
+finds its prediction every time. No stand-in holds a solution.
 """
 import torch
 from torch import nn
 
 
 class _PeakGenerator(nn.Module):
-    """Log-probabilities sharply peaked where the decoder's output is largest, its features read back to
-    front: as in the real model, the decoder's output is not yet scores over the vocabulary."""
+    """Log-probabilities highest where the decoder's output is largest, its features read back to front: as in
+    the real model, the decoder's output is not yet scores over the vocabulary. Unsure: the highest gets e / (e + V - 1)
+    of the probability (about 1/4 for V = 9), so a token drawn at random is most often another one."""
 
     def forward(self, x):
-        return torch.log_softmax(10.0 * x.flip(-1), dim=-1)
+        return torch.log_softmax(x.flip(-1), dim=-1)
+
+
+def _source_visible(src_mask, shape, device):
+    """(B, L_src) bool: the source positions a mask lets every query see (all of them without a mask)."""
+    if src_mask is None:
+        return torch.ones(shape, dtype=torch.bool, device=device)
+    return src_mask.reshape(shape).to(torch.bool)
 
 
 class StepModel(nn.Module):
-    """Its next token is always the last token it read plus a step, modulo the vocabulary.
+    """Its most likely next token is always the last token it read plus a step, modulo the vocabulary.
 
     Each row's step is the first token of its source, so row b counts up from the start
-    token in steps of src[b, 0]. It records what it was asked: `encodes` (how many times
-    encode ran), `forwards` (how many times the whole model ran), `reads` (the target tokens of
-    every decode call) and `masks` (their tgt_mask).
+    token in steps of src[b, 0]; token 0 of the source is padding, and each padding position
+    that the source mask lets encode or decode see adds 3 to the step (without a mask, all are
+    seen). It records what it was asked: `encodes` (how many times encode ran), `forwards` (how
+    many times the whole model ran), `reads` (the target tokens of every decode call), `masks`
+    (their tgt_mask) and `source_masks` (('encode' or 'decode', its src_mask) for every such call, in order).
     `model(src, tgt, src_mask, tgt_mask)` runs encode, decode and the generator, as the
     Transformer's forward does.
     """
@@ -31,16 +45,23 @@ class StepModel(nn.Module):
         super().__init__()
         self.vocab_size = vocab_size
         self.generator = _PeakGenerator()
-        self.encodes, self.forwards, self.reads, self.masks = 0, 0, [], []
+        self.encodes, self.forwards, self.reads, self.masks, self.source_masks = 0, 0, [], [], []
 
     def encode(self, src, src_mask):
         self.encodes += 1
-        return src[:, :1, None].to(torch.float32)  # (B, 1, 1): the memory holds each row's step
+        self.source_masks.append(("encode", src_mask))
+        padding = src == 0
+        seen = (_source_visible(src_mask, src.shape, src.device) & padding).sum(-1, keepdim=True)  # (B, 1)
+        step = (src[:, :1] + 3 * seen).expand(src.shape)  # (B, L_src): every position holds the row's step
+        return torch.stack([step, padding.to(step.dtype)], dim=-1).to(torch.float32)  # (B, L_src, 2)
 
     def decode(self, memory, src_mask, tgt, tgt_mask):
         self.reads.append(tgt)
         self.masks.append(tgt_mask)
-        step = memory[:, :, 0].to(torch.long)  # (B, 1)
+        self.source_masks.append(("decode", src_mask))
+        visible = _source_visible(src_mask, memory.shape[:2], memory.device).to(memory.dtype)
+        seen = (visible * memory[..., 1]).sum(-1, keepdim=True)  # (B, 1): padding positions decode may see
+        step = (memory[:, :1, 0] + 3 * seen).to(torch.long)  # (B, 1)
         following = (tgt + step) % self.vocab_size  # (B, t): the token after each one read
         features = self.vocab_size - 1 - following  # where the generator (which reads back to front) finds it
         return (torch.arange(self.vocab_size, device=tgt.device) == features[..., None]).to(torch.float32)
@@ -51,19 +72,22 @@ class StepModel(nn.Module):
 
 
 class ScriptedGenerator(nn.Module):
-    """Like _PeakGenerator: the decoder's features read back to front, then a sharp log-softmax."""
+    """Like _PeakGenerator: the decoder's features read back to front, then a log-softmax that gives the most
+    likely token about a fifth of the probability (e / (e + 10)): a token drawn at random is most often another."""
 
     def forward(self, x):
-        return torch.log_softmax(10.0 * x.flip(-1), dim=-1)
+        return torch.log_softmax(x.flip(-1), dim=-1)
 
 
 class ScriptedModel(nn.Module):
     """A stand-in for the Transformer (encode, decode, generator, forward), without parameters.
 
-    Its next token is arithmetic on the source and on the target tokens the look-ahead mask
-    lets each position see, through two "layers": feeding the predictions back, the mask,
-    and the source all change what it says. Tokens are 2 … vocab-1 (never padding or the
-    start token). Everything is made on the inputs' device, so it runs anywhere.
+    Its most likely next token is arithmetic on the source positions the source mask lets it
+    see (in encode and again in decode: a padding position seen changes it) and on the target
+    tokens the look-ahead mask lets each position see, through two "layers": feeding the
+    predictions back, both masks, and the source all change what it says. Tokens are
+    2 … vocab-1 (never padding or the start token). Everything is made on the inputs' device,
+    so it runs anywhere.
     """
 
     def __init__(self, shift=0, vocab=11):
@@ -73,10 +97,13 @@ class ScriptedModel(nn.Module):
 
     def encode(self, src, src_mask):
         self.encodes += 1
-        keep = torch.ones_like(src) if src_mask is None else src_mask.reshape(src.shape).to(src.dtype)
-        return (src * keep * torch.arange(1, src.size(1) + 1, device=src.device)).sum(dim=1, keepdim=True)  # (B, 1)
+        keep = _source_visible(src_mask, src.shape, src.device).to(src.dtype)  # (B, L_src)
+        weighted = src * keep * torch.arange(1, src.size(1) + 1, device=src.device)
+        return weighted + 5 * keep.sum(dim=1, keepdim=True)  # (B, L_src): every position also holds the count seen
 
     def decode(self, memory, src_mask, tgt, tgt_mask):
+        seen = _source_visible(src_mask, memory.shape, memory.device).to(memory.dtype)
+        memory = (memory * seen).sum(dim=1, keepdim=True)  # (B, 1): the source positions decode may see
         length = tgt.size(1)
         seen = (torch.ones(1, length, length, dtype=torch.long, device=tgt.device) if tgt_mask is None
                 else tgt_mask.reshape(-1, length, length).to(torch.long))  # (1 or B, t, t)

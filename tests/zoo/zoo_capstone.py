@@ -74,10 +74,19 @@ def noam_right(step, d_model, warmup, factor=1.0):
     return factor * (d_model ** -0.5) * min(1 / math.sqrt(step), step / warmup ** 1.5)
 
 
-@right("noam_rate")
+@bug("noam_rate", "wrong-interface", "values", "properties", visible="wrong-interface")
 def noam_tensor(step, d_model, warmup, factor=1.0):
+    """A 0-dim tensor: the right rate, but noam_rate returns a Python number (COURSE.md, docstring, hint 2)."""
     step = torch.tensor(float(max(step, 1)))
     return factor * d_model ** -0.5 * torch.minimum(step.rsqrt(), step * warmup ** -1.5)
+
+
+@bug("noam_rate", "wrong-values", "values", visible="property-violated")
+@bug("noam_rate", "property-violated", "properties")
+def noam_one_step_ahead(step, d_model, warmup, factor=1.0):
+    """Off by one: step + 1, so noam_rate(0) is the rate of step 1 and noam_rate(1) that of step 2."""
+    step = step + 1
+    return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
 @bug("noam_rate", "noam-no-warmup", "values", "properties")
@@ -263,3 +272,42 @@ def batch_mask_from_tgt_out(src, tgt, pad_idx=0):
     tgt_out, size = result["tgt_out"], result["tgt_out"].size(1)
     result["tgt_mask"] = (tgt_out != pad_idx)[:, None, None, :] & torch.ones(size, size, dtype=torch.bool).tril()
     return result
+
+
+# ------------------------------------------------------------------ issue 33: wrong, and passed the visible test
+
+
+def _greedy_steps(model, src, src_mask, max_len, bos_idx, eos_idx, encode_mask, decode_mask, pick):
+    memory = model.encode(src, encode_mask)
+    ys = torch.full((src.size(0), 1), bos_idx, dtype=torch.long, device=src.device)
+    for _ in range(max_len - 1):
+        causal = torch.tril(torch.ones(1, ys.size(1), ys.size(1), dtype=torch.bool, device=src.device))
+        log_probs = model.generator(model.decode(memory, decode_mask, ys, causal)[:, -1])
+        ys = torch.cat([ys, pick(log_probs)], dim=1)
+        if eos_idx is not None and (ys == eos_idx).any(dim=1).all():
+            break
+    return ys
+
+
+def _argmax(log_probs):
+    return log_probs.argmax(dim=-1, keepdim=True)
+
+
+@bug("greedy_decode", "wrong-values", "values", "properties", visible="property-violated")
+@torch.no_grad()
+def greedy_encodes_without_the_source_mask(model, src, src_mask, max_len, bos_idx, eos_idx=None):
+    return _greedy_steps(model, src, src_mask, max_len, bos_idx, eos_idx, None, src_mask, _argmax)
+
+
+@bug("greedy_decode", "wrong-values", "values", "properties", visible="property-violated")
+@torch.no_grad()
+def greedy_decodes_without_the_source_mask(model, src, src_mask, max_len, bos_idx, eos_idx=None):
+    return _greedy_steps(model, src, src_mask, max_len, bos_idx, eos_idx, src_mask, None, _argmax)
+
+
+@bug("greedy_decode", "wrong-values", "values", "properties", visible="property-violated")
+@torch.no_grad()
+def greedy_samples(model, src, src_mask, max_len, bos_idx, eos_idx=None):
+    """A token drawn from the generator's distribution: sampling, not greedy decoding."""
+    return _greedy_steps(model, src, src_mask, max_len, bos_idx, eos_idx, src_mask, src_mask,
+                        lambda log_probs: torch.multinomial(log_probs.exp(), 1))

@@ -113,3 +113,18 @@ class LossIndexNotUnsqueezed(_Loss):
         true_dist = torch.full_like(log_probs, self.smoothing / (self.vocab_size - 2))
         true_dist.scatter_(1, target, 1 - self.smoothing)
         return F.kl_div(log_probs, true_dist, reduction="sum")
+
+
+# ------------------------------------------------------------------ issue 33: told a mistake they did not make
+
+
+@bug("LabelSmoothingLoss", "wrong-values", "values", visible="wrong-values")
+class LossKlDivOnProbabilities(_Loss):
+    """F.kl_div fed probabilities (log_probs.exp()) where it takes log-probabilities: not a mean (no division)."""
+
+    def forward(self, log_probs, target):
+        true_dist = torch.full_like(log_probs, self.smoothing / (self.vocab_size - 2))
+        true_dist.scatter_(1, target.unsqueeze(1), 1 - self.smoothing)
+        true_dist[:, self.pad_idx] = 0
+        true_dist[target == self.pad_idx] = 0
+        return F.kl_div(log_probs.exp(), true_dist, reduction="sum")

@@ -40,10 +40,16 @@ TRANSLATIONS = {
     "0 ** -0.5 divides by zero.":
         "{case}에서 예외가 발생했습니다: {error}\n스텝 0은 스텝 1로 취급해야 합니다. 0 ** -0.5는 0으로 나누는 "
         "계산입니다.",
-    "noam_rate(0, ...) is {at_0:.4g} and noam_rate(1, ...) {at_1:.4g}: "
-    "step 0 must be treated as step 1 (step 0 ** -0.5 is infinite).":
-        "noam_rate(0, ...)의 값은 {at_0:.4g}, noam_rate(1, ...)의 값은 {at_1:.4g}입니다. 스텝 0은 스텝 1로 취급해야 "
-        "합니다(0 ** -0.5는 무한대입니다).",
+    "With d_model={d_model} and warmup={warmup}, noam_rate(0, ...) and "
+    "noam_rate(1, ...) should both be the rate of step 1, {first:.6g} "
+    "(step 0 is treated as step 1); yours are {at_0:.6g} and {at_1:.6g}.":
+        "d_model={d_model}, warmup={warmup}일 때 noam_rate(0, ...)과 noam_rate(1, ...)은 둘 다 스텝 1의 학습률 "
+        "{first:.6g}이어야 합니다(스텝 0은 스텝 1로 취급합니다). 여러분의 값은 각각 {at_0:.6g}, {at_1:.6g}입니다.",
+    "{case} returned a tensor of shape {shape}, not a Python number: noam_rate returns a Python float. "
+    "Compute it with Python numbers (step, d_model, warmup and factor are all Python numbers), not "
+    "tensors.":
+        "{case}의 반환값이 파이썬 숫자가 아니라 shape {shape}인 텐서입니다. noam_rate는 파이썬 float를 반환합니다. "
+        "텐서가 아니라 파이썬 숫자로 계산하세요(step, d_model, warmup, factor는 모두 파이썬 숫자입니다).",
     "With d_model={d_model} and warmup={warmup} the largest rate should be at step {warmup} "
     "(the end of the warm-up); yours peaks at step {peak}.":
         "d_model={d_model}, warmup={warmup}일 때 학습률은 스텝 {warmup}(워밍업이 끝나는 지점)에서 가장 커야 하는데, "
