@@ -21,6 +21,18 @@ from pathlib import Path
 from autograder.paths import SOLUTIONS
 
 
+def escaped(text):
+    from autograder.grading.report import escaped
+
+    return escaped(text)
+
+
+def say(line):
+    """One line on the terminal (stderr), its control characters escaped: a student's text (an exception message,
+    a file name) printed raw could retitle or clear the terminal, or draw a progress line of its own."""
+    print(escaped(line), file=sys.stderr, flush=True)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="autograder", description="Grade the course's notebooks.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -64,7 +76,7 @@ def export_with_roster(db_url, out: Path, roster):
     """OUT/gradebook.csv from the gradebook, the roster's columns filled in; its warnings on stderr."""
     from autograder.grading.lms_export import export_gradebook
 
-    return export_gradebook(db_url, out / "gradebook.csv", warn=lambda line: print(f"warning: {line}", file=sys.stderr),
+    return export_gradebook(db_url, out / "gradebook.csv", warn=lambda line: say(f"warning: {line}"),
                             **({"roster": str(roster)} if roster else {}))
 
 
@@ -75,17 +87,17 @@ def report_command(args):
     try:
         page = write_report(args.out)
     except ReportError as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        say(f"autograder: {error}")
         return 2
-    print(f"class report: {page}", file=sys.stderr)
+    say(f"class report: {page}")
     db_url = args.db_url or configured_db_url()
     if db_url is None and (args.out / "gradebook.db").is_file():
         db_url = f"sqlite:///{(args.out / 'gradebook.db').resolve()}"
     if db_url:
         try:
-            print(f"gradebook for an LMS: {export_with_roster(db_url, args.out, args.roster)}", file=sys.stderr)
+            say(f"gradebook for an LMS: {export_with_roster(db_url, args.out, args.roster)}")
         except Exception as error:  # a gradebook we cannot read: the report is written all the same
-            print(f"autograder: gradebook.csv not written ({type(error).__name__}: {error})", file=sys.stderr)
+            say(f"autograder: gradebook.csv not written ({type(error).__name__}: {error})")
             return 1
     return 0
 
@@ -99,10 +111,10 @@ def grade_command(args):
     from autograder.grading.runner import GradingError, Interrupted, grade
 
     if args.jobs < 1:
-        print("autograder: --jobs must be at least 1", file=sys.stderr)
+        say("autograder: --jobs must be at least 1")
         return 2
     if args.budget < 1:
-        print("autograder: --budget must be at least 1 second", file=sys.stderr)
+        say("autograder: --budget must be at least 1 second")
         return 2
     if args.roster:  # a roster that cannot be used stops the run before anything is graded
         from autograder.grading.lms_export import RosterError, read_roster
@@ -110,25 +122,26 @@ def grade_command(args):
         try:
             read_roster(args.roster)
         except RosterError as error:
-            print(f"autograder: {error}", file=sys.stderr)
+            say(f"autograder: {error}")
             return 2
     settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox,
                         notebook_budget_s=args.budget, kernel_run=args.kernel_run)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
-                        log=lambda line: print(line, file=sys.stderr), scheduler=args.scheduler or configured_scheduler())
+                        log=say, scheduler=args.scheduler or configured_scheduler())
     except GradingError as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        say(f"autograder: {error}")
         return 2
     except Interrupted as stop:
-        print(f"interrupted: {stop.graded} of {stop.total} submissions graded and kept in {args.out}; "
-              "run the same command again to resume", file=sys.stderr)
+        say(f"interrupted: {stop.graded} of {stop.total} submissions graded and kept in {args.out}; "
+            "run the same command again to resume")
         return INTERRUPTED
     except KeyboardInterrupt:  # before the submissions were counted
-        print("interrupted before grading began; run the same command again to grade", file=sys.stderr)
+        say("interrupted before grading began; run the same command again to grade")
         return INTERRUPTED
     if args.table:
-        print(grade_table(records))
+        for line in grade_table(records).splitlines():
+            print(escaped(line))
     if args.roster and records:  # the run wrote gradebook.csv without it: again, with the roster's columns
         from autograder.grading.config import configured_db_url
 
@@ -136,13 +149,12 @@ def grade_command(args):
             export_with_roster(args.db_url or configured_db_url() or f"sqlite:///{args.out.resolve() / 'gradebook.db'}",
                                args.out, args.roster)
         except Exception as error:
-            print(f"warning: gradebook.csv was not written with the roster ({type(error).__name__}: {error})",
-                  file=sys.stderr)
+            say(f"warning: gradebook.csv was not written with the roster ({type(error).__name__}: {error})")
     for line in problem_summary(records, args.out):
-        print(line, file=sys.stderr)
+        say(line)
     page = args.out / "report.html"
-    print(f"{len(records)} graded cells; results in {args.out / 'results.json'}"
-          + (f"; class report in {page}" if page.is_file() else ""), file=sys.stderr)
+    say(f"{len(records)} graded cells; results in {args.out / 'results.json'}"
+        + (f"; class report in {page}" if page.is_file() else ""))
     return 0
 
 

@@ -176,3 +176,172 @@ def _chmod(path):
         os.chmod(path, 0o700)
     except OSError:
         pass
+
+
+# ---------------------------------------------------------------- memory and CPU time: counted by the kernel
+# Where the grader could make cgroups (root, cgroup v1's memory and cpuacct controllers), the sandbox's server
+# gets a descriptor of its own cgroup folder in each (sandbox.ProcessCap, --memory-cgroup-fd/--cpuacct-cgroup-fd):
+# no cgroup file system is mounted inside, and the server is not dumpable, so only the server can use them. Each
+# notebook's child goes into a cgroup of its own under it: everything that notebook's processes hold in memory
+# (anonymous memory of every process, shared memory, memfd and tmpfs pages, page tables) is charged there, the
+# kernel enforces the limit (its OOM killer acts inside that cgroup only, never on the server) and counts the CPU
+# time of all its processes.
+
+IPC_RMID = 0
+
+
+class NotebookCgroup:
+    """The cgroups of one notebook's processes (memory, cpuacct), made under the folders ``fds`` opens:
+    {"memory": fd, "cpuacct": fd}. ``start(pid, memory_bytes)`` puts the child in, with its limit;
+    ``oom_kills()`` and ``cpu_seconds()`` read the kernel's counts; ``remove()`` once its processes have ended."""
+
+    def __init__(self, fds):
+        self.fds = {kind: fd for kind, fd in fds.items() if fd is not None}
+        self.name, self.count, self.events = None, 0, None
+
+    @classmethod
+    def from_arguments(cls, arguments):
+        """From the server's command line: ``--memory-cgroup-fd N`` and ``--cpuacct-cgroup-fd N`` (sandbox.ProcessCap)."""
+        fds = {}
+        for kind in ("memory", "cpuacct"):
+            flag = f"--{kind}-cgroup-fd"
+            if flag in arguments:
+                try:
+                    fd = int(arguments[arguments.index(flag) + 1])
+                    os.fstat(fd)
+                    fds[kind] = fd
+                except (IndexError, ValueError, OSError):
+                    pass
+        return cls(fds)
+
+    @property
+    def memory(self):
+        return "memory" in self.fds
+
+    def _write(self, kind, name, value):
+        fd = os.open(f"{self.name}/{name}", os.O_WRONLY, dir_fd=self.fds[kind])
+        try:
+            os.write(fd, str(value).encode())
+        finally:
+            os.close(fd)
+
+    def _read(self, kind, name):
+        fd = os.open(f"{self.name}/{name}", os.O_RDONLY, dir_fd=self.fds[kind])
+        try:
+            return os.read(fd, 4096).decode()
+        finally:
+            os.close(fd)
+
+    def start(self, pid, memory_bytes):
+        """Make this notebook's cgroups, its memory limit (and memory+swap where the kernel counts swap), and move
+        ``pid`` (not yet running the learner's code) into them. Returns the controllers that could not be used."""
+        self.count += 1
+        self.name, failed = f"notebook-{self.count}", []
+        for kind in list(self.fds):
+            try:
+                os.mkdir(self.name, 0o755, dir_fd=self.fds[kind])
+                if kind == "memory" and memory_bytes:
+                    self._write(kind, "memory.limit_in_bytes", memory_bytes)
+                    try:
+                        self._write(kind, "memory.memsw.limit_in_bytes", memory_bytes)  # swap counts too
+                    except OSError:  # no swap accounting (swapaccount=0): no swap to count either, most often
+                        pass
+                    self._watch_oom()
+                self._write(kind, "cgroup.procs", pid)
+            except OSError as error:
+                failed.append(f"{kind}: {error.strerror}")
+                self._remove(kind)
+                del self.fds[kind]
+        return failed
+
+    def _watch_oom(self):
+        """An eventfd that the kernel signals when the notebook's cgroup meets its limit (cgroup v1's
+        memory.oom_control notification)."""
+        self.events = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
+        control = os.open(f"{self.name}/memory.oom_control", os.O_RDONLY, dir_fd=self.fds["memory"])
+        try:
+            self._write("memory", "cgroup.event_control", f"{self.events} {control}")
+        except OSError:
+            os.close(self.events)
+            self.events = None
+        finally:
+            os.close(control)
+
+    def oom_kills(self):
+        """How many of the notebook's processes the kernel killed at its memory limit (0 where not counted)."""
+        if not self.memory or self.name is None:
+            return 0
+        try:
+            for line in self._read("memory", "memory.oom_control").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def cpu_seconds(self):
+        """The CPU time all of the notebook's processes have used (cpuacct.usage), or None where not counted."""
+        if "cpuacct" not in self.fds or self.name is None:
+            return None
+        try:
+            return int(self._read("cpuacct", "cpuacct.usage")) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    def memory_bytes(self, stat="memory.max_usage_in_bytes"):
+        try:
+            return int(self._read("memory", stat))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _remove(self, kind, wait_s=2.0):
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                os.rmdir(self.name, dir_fd=self.fds[kind])
+                return
+            except FileNotFoundError:
+                return
+            except OSError:  # its last processes leave a moment after they are reaped
+                if time.monotonic() > deadline:
+                    return  # left behind: the grader removes the whole tree with the sandbox (ProcessCap.remove)
+                time.sleep(0.01)
+
+    def remove(self):
+        """Remove the notebook's cgroups (its processes have all ended; what they left in memory, the server has
+        removed: its files, its shared memory)."""
+        if self.events is not None:
+            os.close(self.events)
+            self.events = None
+        if self.name is not None:
+            for kind in self.fds:
+                self._remove(kind)
+        self.name = None
+
+
+def remove_ipc():
+    """Remove every System V shared memory segment, message queue and semaphore set of this IPC namespace (the
+    sandbox's own): a segment outlives the processes that made it, and would hold its memory for the next
+    notebooks. Returns how many were removed."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return 0
+    removed = 0
+    for kind, remove in (("shm", lambda i: libc.shmctl(i, IPC_RMID, None)),
+                         ("msg", lambda i: libc.msgctl(i, IPC_RMID, None)),
+                         ("sem", lambda i: libc.semctl(i, 0, IPC_RMID))):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as handle:
+                lines = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                removed += remove(int(line.split()[1])) == 0
+            except (ValueError, IndexError):
+                pass
+    return removed

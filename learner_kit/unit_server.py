@@ -46,6 +46,7 @@ import IPython.core.display_functions, IPython.display
 REQUESTS, REPLIES = 0, 1
 MB = 1024 * 1024
 SANDBOX_TMP = "/tmp"  # the sandbox's own /tmp (its HOME too), emptied between notebooks
+SANDBOX_SHARED = ("/dev/shm", "/dev/mqueue")  # the sandbox's own shared memory and POSIX queues, emptied too
 POLL_S = 0.05  # how often the server looks at its child: ended, to be killed, over its memory
 
 
@@ -534,20 +535,36 @@ def memory_used(child, pid_namespace, limit):
     return processes.resident_bytes(processes.learner_pids(sessions=None if pid_namespace else {child}), limit)
 
 
-def wait_for_child(pid, control, memory_bytes, pid_namespace):
-    """The child's wait status once it has ended, and why the server ended it ("memory", or None).
+def wait_for_child(pid, control, memory_bytes, pid_namespace, cgroup=None, cpu_s=None):
+    """The child's wait status once it has ended, and why the server ended it ("memory", "time", or None).
 
-    It is killed when the grader asks (control) or when the notebook's processes hold more than
-    ``memory_bytes`` of resident memory, looked at every POLL_S (a limit on address space, RLIMIT_AS,
-    would fail right answers where torch maps gigabytes it never uses: PyPI's CUDA build)."""
+    It is killed when the grader asks (control), when the notebook's processes hold more than ``memory_bytes``,
+    or when together they have used ``cpu_s`` seconds of CPU time. Where the notebook has a cgroup of its own
+    (processes.NotebookCgroup), the kernel counts both and enforces the memory limit itself (its OOM killer acts
+    in that cgroup, and tells the server through an eventfd); elsewhere the resident memory of the notebook's
+    processes is looked at every POLL_S (a limit on address space, RLIMIT_AS, would fail right answers where
+    torch maps gigabytes it never uses: PyPI's CUDA build)."""
     from learner_kit import processes
 
     reason, next_look = None, 0.0
+    counted = cgroup is not None and cgroup.memory and cgroup.name is not None
+    events = [cgroup.events] if counted and cgroup.events is not None else []
     while True:
-        ready = select.select([control], [], [], POLL_S)[0]
-        if ready and os.read(control, 64)[:1] in (b"k", b""):
+        ready = select.select([control, *events], [], [], POLL_S)[0]
+        if control in ready and os.read(control, 64)[:1] in (b"k", b""):
             processes.kill_session(pid)  # the child leads its own session
-        if reason is None and memory_bytes and time.monotonic() >= next_look:
+        if events and events[0] in ready:
+            try:
+                os.eventfd_read(events[0])
+            except OSError:
+                pass
+        if reason is None and counted and (events and events[0] in ready or cgroup.oom_kills()):
+            reason = "memory"  # the kernel stopped one of them at the limit: the notebook goes
+            processes.kill_session(pid)
+        if reason is None and cpu_s and cgroup is not None and (cgroup.cpu_seconds() or 0) > cpu_s:
+            reason = "time"  # the CPU time of all its processes, as the kernel counts it
+            processes.kill_session(pid)
+        if reason is None and memory_bytes and not counted and time.monotonic() >= next_look:
             started = time.monotonic()
             if memory_used(pid, pid_namespace, memory_bytes) > memory_bytes:
                 reason = "memory"
@@ -559,7 +576,7 @@ def wait_for_child(pid, control, memory_bytes, pid_namespace):
             return wait_status, reason
 
 
-def serve(control, pid_namespace, wire):
+def serve(control, pid_namespace, wire, cgroup=None):
     from learner_kit import processes
 
     processes.set_dumpable(False)
@@ -580,16 +597,26 @@ def serve(control, pid_namespace, wire):
             os.close(sync_write)
             become_child(request, sync_read, control, wire)
         os.close(sync_read)
+        failed = cgroup.start(pid, request["limits"].get("memory_mb", 0) * MB) if cgroup is not None else []
+        if failed:  # said once: the memory is then watched as where no cgroup can be had
+            print(f"unit server: no cgroup for this notebook ({'; '.join(failed)})", file=sys.stderr, flush=True)
         wire.write_frame(REPLIES, wire.encode_reply({"started": pid}))
         os.write(sync_write, b"go")
         os.close(sync_write)
-        status, reason = wait_for_child(pid, control, request["limits"].get("memory_mb", 0) * MB, pid_namespace)
+        status, reason = wait_for_child(pid, control, request["limits"].get("memory_mb", 0) * MB, pid_namespace,
+                                        cgroup, request["limits"].get("cpu_s") if cgroup is not None else None)
         processes.kill_session(pid)
         if pid_namespace:  # every other process in this pid namespace is the learner's
             processes.kill_all_others()
         shutil.rmtree(request["workdir"], ignore_errors=True)
         if sandbox_tmp is not None:  # nothing a notebook wrote into the sandbox's /tmp meets the next one
             processes.empty_folder(SANDBOX_TMP, keep=sandbox_tmp)
+            # ... nor its System V shared memory (the sandbox's own IPC namespace), /dev/shm or POSIX queues
+            processes.remove_ipc()
+            for folder in SANDBOX_SHARED:
+                processes.empty_folder(folder)
+        if cgroup is not None:
+            cgroup.remove()
         wire.write_frame(REPLIES, wire.encode_reply({"exited": os.waitstatus_to_exitcode(status), "reason": reason}))
 
 
@@ -613,7 +640,11 @@ def main():
     watched_objects()
     print(json.dumps({"ready": True}), file=sys.stderr, flush=True)
     arguments = sys.argv[2:]
-    serve(int(arguments[arguments.index("--control") + 1]), "--pid-namespace" in arguments, wire)
+    from learner_kit import processes
+
+    cgroup = processes.NotebookCgroup.from_arguments(arguments)
+    serve(int(arguments[arguments.index("--control") + 1]), "--pid-namespace" in arguments, wire,
+          cgroup if cgroup.fds else None)
 
 
 if __name__ == "__main__":

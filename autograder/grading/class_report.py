@@ -71,6 +71,8 @@ LIMITS = (
     ("이 셀에 이르기 전에 노트북 실행이 멈췄습니다", "run stopped"),  # the same, in a Korean submission's feedback
 )
 CELL_LIMIT = re.compile(r"stopped with (TimeoutError|MemoryError)|정답 셀이 (TimeoutError|MemoryError)")
+GRADER_ERROR = "grader_error"  # a record's field, True where the grader's own code failed (never read from its text)
+# (the grader's own words where that happened; no longer read to classify: a learner's text may quote them)
 GRADER_TROUBLE = ("internal grading error", "the grading job stopped before this submission",
                   "the notebook's code could not be run", "채점기 내부 오류", "노트북의 코드를 실행할 수 없었습니다")
 NOT_GRADED = ("Not graded:", "채점되지 않음:")
@@ -133,24 +135,26 @@ def clean_records(raw):
             records.append({"student": str(r["student"]), "assignment": str(r["assignment"]),
                             "notebook": str(r.get("notebook") or ""), "grade_id": str(r["grade_id"]),
                             "points": points, "max_points": maximum, "feedback": feedback,
-                            "level": str(r.get("level") or DEFAULT_LEVEL)})
+                            "level": str(r.get("level") or DEFAULT_LEVEL), GRADER_ERROR: r.get(GRADER_ERROR) is True})
         except (KeyError, TypeError, ValueError, AttributeError):
             bad += 1
     return records, bad
 
 
-def classify(messages):
+def classify(messages, grader_error=False):
     """(kind, what, message) of the first message that says a notebook could not be graded normally, else None.
 
     kind: "limit" (time budget, sandbox limit, a kernel or worker that died), "grader" (the grader's
     own trouble) or "unreadable" (missing notebook, not JSON, a link, no nbgrader metadata...).
+    "grader" only where the record says so itself (``grader_error``: GRADER_ERROR, set by the grader where its own
+    code failed), never from the messages' words: a learner's exception text may quote the grader's.
     """
+    if grader_error and messages:
+        return "grader", "grading error", messages[0]
     for message in messages:
         for fragment, what in LIMITS:
             if fragment in message:
                 return "limit", what, message
-        if any(fragment in message for fragment in GRADER_TROUBLE):
-            return "grader", "grading error", message
         found = CELL_LIMIT.search(message)
         if found:
             return "limit", f"answer cell: {found.group(1) or found.group(2)}", message
@@ -404,7 +408,7 @@ def analyse(records, bad_records=0):
             lost_unnamed[unit].add(student)
         where = (student, assignment, notebook)
         if where not in data.problems:
-            problem = classify(r["feedback"])
+            problem = classify(r["feedback"], r.get(GRADER_ERROR) is True)
             if problem:
                 data.problems[where] = problem
         if any(fragment in message for message in r["feedback"] for fragment in OUTSIDE_ONLY):

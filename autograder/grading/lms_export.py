@@ -39,6 +39,7 @@ from pathlib import Path
 from nbgrader.plugins import ExportPlugin
 from traitlets import Bool, Unicode
 
+from autograder.grading.report import cell
 from learner_kit.i18n import add_translations, tr
 
 add_translations("autograder.locales")  # the warnings below in the instructor's language (COURSE_LANG)
@@ -109,6 +110,17 @@ def number(value):
     return str(int(value)) if value.is_integer() else f"{round(value, 6):g}"
 
 
+class SafeWriter:
+    """csv.writer whose cells are made safe to import (report.cell: = + - @ TAB CR at the start of a student's
+    id or name would be a formula in Canvas's or Moodle's spreadsheet view, or in the instructor's)."""
+
+    def __init__(self, handle):
+        self.writer = csv.writer(handle)
+
+    def writerow(self, row):
+        self.writer.writerow([cell(value) for value in row])
+
+
 class LmsGradebookExport(ExportPlugin):
     """One row per student, one column per assignment (points), and a Points Possible row (max)."""
 
@@ -142,7 +154,7 @@ class LmsGradebookExport(ExportPlugin):
         extra = sorted(set(roster) - graded) if not wanted_students else []  # the roster's students with no submission
         self.log.info("Exporting %d students x %d assignments to %s", len(students), len(assignments), dest)
         with open(dest, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
+            writer = SafeWriter(handle)
             writer.writerow(header + [a.name for a in assignments])
             if self.points_possible_row:
                 writer.writerow(["Points Possible"] + [""] * (len(header) - 1) + [number(a.max_score) for a in assignments])

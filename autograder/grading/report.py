@@ -2,6 +2,7 @@
 import csv
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 MISCONCEPTION = re.compile(r"\[([a-z][a-z0-9-]*)\]")
@@ -16,7 +17,38 @@ def write_results(out: Path, records):
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=FIELDS, extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(records)
+        writer.writerows({k: cell(v) for k, v in r.items()} for r in records)
+
+
+# ------------------------------------------------------------------ what a student wrote, on the way out
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP's CSV injection list: a spreadsheet evaluates such a cell
+
+
+def cell(value):
+    """``value`` as a CSV cell an LMS or a spreadsheet imports as text (OWASP's CSV injection advice): a string that
+    begins with = + - @ TAB or CR gets a leading apostrophe (the id ``=HYPERLINK(...)`` stays visible, is never
+    evaluated); numbers, and strings that are numbers (-1.5, a score), are left as they are."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START):
+        return value
+    try:
+        float(value)
+        return value
+    except ValueError:
+        return "'" + value
+
+
+UNSEEN = {"Cc", "Cf", "Zl", "Zp"}  # control and format characters, line and paragraph separators
+
+
+def escaped(text):
+    """``text`` with every control character (ANSI/OSC escape sequences, carriage returns, line breaks, Unicode's
+    bidirectional overrides...) written as its Python escape, so that what a student wrote prints as inert text
+    in the instructor's terminal: it cannot retitle or clear it, move the cursor, or draw a line of its own."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if unicodedata.category(c) not in UNSEEN else ascii(c)[1:-1] for c in text)
 
 
 def write_lines(path: Path, lines):
@@ -65,7 +97,7 @@ def stops(records):
     for r in records:
         where = (f"{r['student']}/{r['assignment']}", r["notebook"])
         if where not in found:
-            problem = classify(r["feedback"])
+            problem = classify(r["feedback"], r.get("grader_error") is True)
             if problem:
                 named = f"{r['notebook']}.ipynb: " if r["notebook"] != r["assignment"] else ""
                 found[where] = named + stop_text(*problem)

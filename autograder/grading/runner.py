@@ -17,8 +17,8 @@ from autograder.grading.combine import zero_submission
 from autograder.grading.config import Settings, configured_db_url
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
-from autograder.grading.layout import MAX_TIMESTAMP_BYTES, find_submissions, misplaced, pack, write_not_graded
-from autograder.grading.report import RUN_WARNINGS, stops, submission_line, write_lines, write_results
+from autograder.grading.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack, write_not_graded
+from autograder.grading.report import RUN_WARNINGS, escaped, stops, submission_line, write_lines, write_results
 from autograder.grading.source import known_assignments, load_assignment
 from autograder.grading.state import autograded_path, grader_digest, input_key, read_comments, read_state, write_state
 from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY, LEVELS
@@ -54,7 +54,7 @@ class Progress:
         timing = result.get("timing")
         seconds = timing["ended"] - timing["started"] if timing else None
         problems = stops(result["records"])
-        line = f"[{self.done}/{self.total}] " + submission_line(submission.key, result["records"], seconds, problems)
+        line = escaped(f"[{self.done}/{self.total}] " + submission_line(submission.key, result["records"], seconds, problems))
         if self.bar is None:
             self.log(line)
             return
@@ -65,6 +65,12 @@ class Progress:
     def close(self):
         if self.bar is not None:
             self.bar.close()
+
+
+def escaping(log):
+    """``log`` with each line's control characters escaped (report.escaped): what a student wrote reaches the
+    terminal as inert text."""
+    return lambda line: log(escaped(line))
 
 
 NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the grader's rights and view of this "
@@ -83,6 +89,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
 
     from autograder.grading import cluster
 
+    log = escaping(log)
     logs = out / "logs"
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
@@ -98,7 +105,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
             submission = next(waiting, None)
             if submission is None:
                 return None
-            packed = pack(submission, [nb.name for nb in sources[submission.assignment]])
+            packed = guarded_pack(submission, [nb.name for nb in sources[submission.assignment]])
             future = client.submit(cluster.grade_task, packed, key=f"grade-{submission.key}-{keys[submission.key][:12]}", pure=False)
             futures[future] = submission
             return future
@@ -121,6 +128,48 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
             progress.close()
 
 
+MAX_NOTEBOOK_BYTES = 32 * 2**20  # a submitted notebook larger than this is not read (the course's are under 1 MiB)
+
+
+def too_large(path: Path):
+    """Why the notebook at ``path`` is not read (its size, looked at before any byte is), or None."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return None  # missing: layout.read_notebook says so
+    if info.st_size > MAX_NOTEBOOK_BYTES:
+        return (f"{path.name} is {info.st_size / 2**20:.0f} MiB, more than the {MAX_NOTEBOOK_BYTES >> 20} MiB a "
+                "notebook may be; it was not read (clear its outputs and submit it again)")
+    return None
+
+
+def guarded_pack(submission, notebook_names):
+    """layout.pack's Packed form of ``submission``, each notebook read inside a guard: one that is too large (read
+    by none of the grader's processes), or that breaks its parser (a RecursionError from JSON nested 1,000 levels
+    deep, a MemoryError), is unreadable with the reason, and costs no other notebook or submission anything."""
+    notebooks, unreadable = {}, {}
+    for name in notebook_names:
+        why = too_large(submission.folder / f"{name}.ipynb")
+        if why is None:
+            try:
+                one = pack(submission, [name])
+            except (RecursionError, MemoryError, ValueError, OSError) as error:
+                why = (f"{name}.ipynb could not be read ({type(error).__name__}: {escaped(str(error))[:200]}); "
+                       "is it a notebook saved by Jupyter?")
+            else:
+                notebooks.update(one.notebooks)
+                unreadable.update(one.unreadable)
+                continue
+        unreadable[name] = why
+    return Packed(submission.student, submission.assignment, notebooks, unreadable, timestamp(submission))
+
+
+def grader_error(records):
+    """``records`` marked as the grader's own failure (class_report.GRADER_ERROR): told apart by this field, which
+    only the grader sets, not by their words."""
+    return [{**r, "grader_error": True} for r in records]
+
+
 def task_result(future, submission, source_notebooks):
     """A finished task's result; 0 points, and why, where the task failed (its worker died twice, or the grader broke)."""
     from distributed.scheduler import KilledWorker
@@ -131,7 +180,7 @@ def task_result(future, submission, source_notebooks):
         why = ("Not graded: the grading worker stopped twice while grading this submission; was its notebook "
                "killing it?" if isinstance(error, KilledWorker) else
                f"Not graded: internal grading error ({type(error).__name__}: {str(error)[:300]}).")
-        return {"records": zero_submission(submission, source_notebooks, why), "feedback": {}, "log": ""}
+        return {"records": grader_error(zero_submission(submission, source_notebooks, why)), "feedback": {}, "log": ""}
 
 
 def write_logs(logs: Path, submission, result):
@@ -247,7 +296,7 @@ def collect(out: Path, submissions, sources, keys):
         saved = read_state(out, submission, keys[submission.key])
         if saved is None:
             why = f"Not graded: the grading job stopped before this submission (see {out / 'logs'})."
-            saved = zero_submission(submission, sources[submission.assignment], why)
+            saved = grader_error(zero_submission(submission, sources[submission.assignment], why))
         level = submission_level(submission, [nb.name for nb in sources[submission.assignment]])
         records += [{"student": r["student"], "assignment": r["assignment"], "level": level, **r} for r in saved]
     return records
@@ -259,11 +308,11 @@ def submission_level(submission, notebook_names):
     by the same hidden tests against the same source: the level is recorded, it changes no points."""
     for name in notebook_names:
         path = submission.folder / f"{name}.ipynb"
-        if path.is_symlink() or not path.is_file():  # never followed, as layout.read_notebook does not
+        if path.is_symlink() or not path.is_file() or too_large(path):  # never followed, as layout.read_notebook does not
             continue
         try:
             level = json.loads(path.read_text(encoding="utf-8"))["metadata"].get(LEVEL_KEY)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, MemoryError):
             continue
         if level in LEVELS:
             return level
@@ -275,6 +324,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
 
     GradingError when grading cannot run; Interrupted on Ctrl-C once submissions are being graded.
     """
+    log = escaping(log)
     source_dir, submitted, out = Path(settings.source_dir), submitted.resolve(), out.resolve()
     if not submitted.is_dir():
         raise GradingError(f"{submitted}: no such folder (expected SUBMITTED/<student>/<assignment>/<notebook>.ipynb)")
@@ -294,8 +344,9 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
             raise GradingError(str(error)) from None
     if not settings.sandbox:
         warnings.insert(0, NO_SANDBOX_WARNING)
-    elif sandbox.missing_cap_warning():
-        warnings.insert(0, sandbox.missing_cap_warning())
+    else:
+        missing = [sandbox.missing_cap_warning(), sandbox.missing_memory_warning(), sandbox.missing_cpu_warning()]
+        warnings[:0] = [line for line in missing if line]
     editions, edition_warnings = edition_sources(source_dir, sources)
     warnings += edition_warnings
     for warning in warnings + not_graded:

@@ -14,6 +14,15 @@ RLIMIT_NPROC themselves (learner_kit/processes.py; Linux counts it per user name
 is exempt from RLIMIT_NPROC, so a root grader puts each sandbox in a cgroup of the pids
 controller (ProcessCap) where the machine has one; where it has none, runner.py warns.
 
+Memory and CPU time: a root grader on cgroup v1 also puts each sandbox in a cgroup of the memory
+and cpuacct controllers, and hands the unit server a descriptor of each (no cgroup file system is
+mounted inside): the server puts each notebook's processes in a cgroup of their own there
+(learner_kit/processes.NotebookCgroup), whose memory the kernel counts (every process, shared
+memory, memfd and tmpfs pages) and limits, and whose CPU time it counts. Where that cannot be
+had, the server watches resident memory by polling, and runner.py warns (missing_memory_warning).
+The sandbox has its own IPC namespace (System V shared memory, POSIX queues) and its own small
+/dev/shm; the unit server empties them, with /tmp, between two notebooks.
+
 bubblewrap is Debian's `bubblewrap` package (`make test` installs it where it may).
 """
 import glob
@@ -30,6 +39,7 @@ from autograder.paths import ROOT
 
 MAX_PROCESSES = 256  # the same cap as learner_kit/processes.py's
 PIDS_HIERARCHIES = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # cgroup v1's pids controller, then v2's
+V1_ROOT = "/sys/fs/cgroup"  # where cgroup v1's hierarchies are mounted, one folder per controller
 
 CODE = "/sandbox/code"  # where learner_kit appears inside
 TMP_BYTES = 512 * 1024 * 1024  # the private /tmp (in memory): all a notebook can write, but for /dev/shm
@@ -98,7 +108,7 @@ def command(argv, env, writable=(), gpu=False):
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed. " + HOW_TO_INSTALL)
-    line = [bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--die-with-parent",
+    line = [bwrap, "--unshare-all", "--unshare-user", "--unshare-ipc", "--uid", "65534", "--gid", "65534", "--die-with-parent",
             "--new-session", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev",
             "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue",
             "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
@@ -157,39 +167,92 @@ def pids_hierarchy():
     return None
 
 
+def v1_hierarchy(controller):
+    """The folder of cgroup v1's ``controller`` hierarchy (memory, cpuacct) where a root grader may make cgroups, or None
+    (not root; cgroup v2 only; the controller not mounted or disabled)."""
+    if os.geteuid() != 0:
+        return None
+    base = f"{V1_ROOT}/{controller}"
+    probe = {"memory": "memory.limit_in_bytes", "cpuacct": "cpuacct.usage"}.get(controller, "cgroup.procs")
+    if os.path.exists(f"{base}/{probe}") and os.access(f"{base}/cgroup.procs", os.W_OK):
+        return base
+    return None
+
+
+# Run before bwrap: joins each of the sandbox's cgroups, and hands the server a descriptor of its memory and
+# cpuacct folders (appended to its command line), then becomes the command.
+JOIN = """
+import os, sys
+cut = sys.argv.index("--")
+folders, argv, extra = sys.argv[1:cut], sys.argv[cut + 1:], []
+for folder in folders:
+    kind, path = folder.split("=", 1)
+    with open(os.path.join(path, "cgroup.procs"), "w") as handle:
+        handle.write(str(os.getpid()))
+    if kind in ("memory", "cpuacct") and delegate:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        os.set_inheritable(fd, True)
+        extra += ["--%s-cgroup-fd" % kind, str(fd)]
+os.execv(argv[0], argv + extra)
+"""
+
+
 class ProcessCap:
-    """A pids cgroup around one sandbox: it and everything started in it count, MAX_PROCESSES at most.
+    """The cgroups around one sandbox: a pids cgroup (it and everything started in it count, MAX_PROCESSES at most),
+    and where the machine has cgroup v1's memory and cpuacct controllers, one of each.
 
     Used where the grader is root (RLIMIT_NPROC does not hold for root). ``wrap`` returns the
-    command that joins the cgroup and then becomes bwrap; ``remove`` deletes it once all its
-    processes have ended. Without a pids controller both do nothing (see ``missing_warning``).
+    command that joins the cgroups and then becomes bwrap; with ``delegate``, the command (the unit server)
+    gets ``--memory-cgroup-fd N --cpuacct-cgroup-fd N`` appended: descriptors of the sandbox's memory and cpuacct
+    folders, under which it makes each notebook's cgroups (learner_kit/processes.NotebookCgroup). ``memory_mb``:
+    a limit on the whole sandbox's memory, enforced by the kernel (the kernel server's: its kernels and itself).
+    ``remove`` deletes them once all their processes have ended. Without a controller, its part does nothing
+    (see ``missing_cap_warning``, ``missing_memory_warning``).
     """
 
-    def __init__(self, limit=MAX_PROCESSES):
-        self.limit, self.folder = limit, None
+    def __init__(self, limit=MAX_PROCESSES, delegate=True, memory_mb=None):
+        self.limit, self.delegate, self.memory_mb = limit, delegate, memory_mb
+        self.folder, self.folders = None, {}  # folder: the pids cgroup's; folders: {controller: folder}
 
     def wrap(self, argv):
-        base = pids_hierarchy()
-        if base is None:
+        hierarchies = {"pids": pids_hierarchy(), "memory": v1_hierarchy("memory"), "cpuacct": v1_hierarchy("cpuacct")}
+        for kind, base in hierarchies.items():
+            if base is None:
+                continue
+            sweep(base)
+            try:
+                folder = tempfile.mkdtemp(prefix=cap_prefix(), dir=base)
+            except OSError:
+                continue
+            self.folders[kind] = folder
+            try:
+                if kind == "pids":
+                    Path(folder, "pids.max").write_text(str(self.limit))
+                elif kind == "memory" and self.memory_mb:
+                    Path(folder, "memory.limit_in_bytes").write_text(str(self.memory_mb * 2**20))
+            except OSError:
+                self._remove_one(kind)
+        self.folder = self.folders.get("pids")
+        if not self.folders:
             return list(argv)
-        sweep(base)
-        try:
-            self.folder = tempfile.mkdtemp(prefix=cap_prefix(), dir=base)
-            Path(self.folder, "pids.max").write_text(str(self.limit))
-        except OSError:
-            self.remove()
-            return list(argv)
-        return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.folder, *argv]
+        script = f"delegate = {bool(self.delegate)}\n" + JOIN
+        return [sys.executable, "-I", "-S", "-c", script, *(f"{k}={v}" for k, v in self.folders.items()), "--", *argv]
 
     def remove(self):
-        if self.folder is None:
+        for kind in list(self.folders):
+            self._remove_one(kind)
+        self.folder = None
+
+    def _remove_one(self, kind):
+        folder = self.folders.pop(kind, None)
+        if folder is None:
             return
         # A killed sandbox's processes leave its cgroup a moment after they are reaped: hundreds of them (a fork
         # bomb) on a loaded machine take seconds. Whatever is still there then is swept by a later run.
         deadline = time.monotonic() + REMOVE_WAIT_S
         while True:
             try:
-                os.rmdir(self.folder)
+                remove_tree(folder)
                 break
             except FileNotFoundError:
                 break
@@ -197,7 +260,14 @@ class ProcessCap:
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.02)
-        self.folder = None
+
+
+def remove_tree(folder):
+    """rmdir a cgroup and the cgroups under it (a notebook's, which its server could not remove), deepest first."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            remove_tree(entry.path)
+    os.rmdir(folder)
 
 
 def cap_prefix():
@@ -221,7 +291,7 @@ def sweep(base):
     for folder in folders:
         try:
             if time.time() - folder.stat().st_mtime > STALE_CAP_S and not Path(folder.path, "cgroup.procs").read_text().strip():
-                os.rmdir(folder.path)
+                remove_tree(folder.path)
         except OSError:
             pass
 
@@ -233,3 +303,36 @@ def missing_cap_warning():
     return ("no cap on a notebook's processes: the grader runs as root (exempt from RLIMIT_NPROC) on a machine "
             "without a writable pids cgroup; a fork bomb in a notebook slows the other jobs until its time budget "
             "stops it. Grade as an ordinary user, or where /sys/fs/cgroup has the pids controller")
+
+
+def missing_memory_warning():
+    """A line for the instructor where a notebook's memory cannot be counted and limited by the kernel (a grader
+    that is not root, or a machine without cgroup v1's memory controller), or where swap is not counted."""
+    if v1_hierarchy("memory") is None:
+        return ("a notebook's memory is not counted by the kernel (no cgroup v1 memory controller the grader may "
+                "use: grade as root on a machine with /sys/fs/cgroup/memory): the unit server polls its processes' "
+                "resident memory instead, which System V or memfd shared memory and many processes can escape or "
+                "outrun")
+    if not os.path.exists(f"{V1_ROOT}/memory/memory.memsw.limit_in_bytes") and _swap_bytes():
+        return ("swap is not counted in a notebook's memory limit (the kernel runs without swap accounting: boot with "
+                "swapaccount=1): a notebook may hold its limit in memory and more in swap")
+    return None
+
+
+def missing_cpu_warning():
+    """A line where a notebook's CPU time cannot be counted by the kernel (no cgroup v1 cpuacct controller)."""
+    if v1_hierarchy("cpuacct") is None:
+        return ("the CPU time of a notebook's processes is not counted together (no cgroup v1 cpuacct controller the "
+                "grader may use): each process is limited on its own (RLIMIT_CPU), with the wall-clock budget")
+    return None
+
+
+def _swap_bytes():
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("SwapTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0

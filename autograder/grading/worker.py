@@ -132,6 +132,8 @@ class GradingWorker:
                 shown.clear()  # its notebooks would not match its zero records
                 comments.clear()
                 records = zero_submission(packed, sources, f"Not graded: internal grading error ({short_reason(traceback.format_exc())}).")
+                for record in records:
+                    record["grader_error"] = True  # the grader's failure, by this field (class_report.classify)
                 traceback.print_exc(file=log)
             pages = {}
             try:
@@ -174,6 +176,9 @@ class GradingWorker:
             nbgrader = course.results(packed, source)
             reason = short_reason(failure) if failure else "no autograded notebook"
             notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
+            for entry in notebook_records:  # a verdict the grader's own failure made says so by a field, not in words
+                if getattr(verdicts_here.get(entry["grade_id"]), "grader_error", False) is True:
+                    entry["grader_error"] = True
             stopped = getattr(runs.get(source.name), "stopped", None)
             if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
                 notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
