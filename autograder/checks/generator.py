@@ -244,16 +244,19 @@ def _xavier(outcome, case):
         fan_in, fan_out = weight.size(1) * receptive, weight.size(0) * receptive
         bound = math.sqrt(6.0 / (fan_in + fan_out))
         largest, spread = float(weight.abs().max()), float(weight.std())
+        # what the numbers show, never how they came to be: a default start and nn.init.normal_ can look alike
+        default = 1.0 if "lut" in name.split(".") else 1 / math.sqrt(3 * fan_in)  # nn.Embedding's N(0, 1), nn.Linear's
+        as_default = tr(" That standard deviation is also what PyTorch's default start gives this layer ({default:.3g}).",
+                        default=default) if abs(spread / default - 1) < 0.1 else ""
         if largest > bound * (1 + 1e-6):
-            return tr("`{name}` starts with values up to {largest:.3g}, beyond the Xavier-uniform bound "
-                      "√(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more dimensions) should be "
-                      "re-initialised Xavier-uniform once all submodules exist.", name=name, largest=largest, bound=bound)
+            return tr("`{name}` starts with values up to {largest:.3g} (standard deviation {spread:.3g}), beyond the "
+                      "Xavier-uniform bound √(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more "
+                      "dimensions) should start Xavier-uniform (nn.init.xavier_uniform_, once all submodules exist).",
+                      name=name, largest=largest, spread=spread, bound=bound) + as_default
         if abs(spread / (bound / math.sqrt(3)) - 1) > 0.25:
-            default = 1.0 if "lut" in name.split(".") else 1 / math.sqrt(3 * fan_in)  # nn.Embedding's N(0, 1), nn.Linear's
-            return tr("`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {xavier:.3g} "
-                      "and PyTorch's default start {default:.3g}. Is this matrix left at its default initialisation (the "
-                      "Xavier loop run before it exists)? Initialise last in __init__, once every submodule exists.",
-                      name=name, spread=spread, xavier=bound / math.sqrt(3), default=default)
+            return tr("`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {xavier:.3g}. "
+                      "Initialise every weight matrix with nn.init.xavier_uniform_, last in __init__, once every "
+                      "submodule exists.", name=name, spread=spread, xavier=bound / math.sqrt(3)) + as_default
     return ""
 
 

@@ -168,6 +168,16 @@ class TransformerXavierLinearsOnly(_Model):
                 nn.init.xavier_uniform_(module.weight)
 
 
+@bug("Transformer", "property-violated", "properties", visible="property-violated")
+class TransformerNormalInit(_Model):
+    """Re-initialised, with nn.init.normal_ (N(0, 1)): not Xavier-uniform, and not left at the default start."""
+
+    def initialise(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.normal_(p)
+
+
 @bug("Transformer", "shape", "values")
 class TransformerNoGenerator(_Model):
     def forward(self, src, tgt, src_mask, tgt_mask):

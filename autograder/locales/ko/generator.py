@@ -49,16 +49,17 @@ TRANSLATIONS = {
         "dropout=0.5로 만들었는데 모델이 학습 모드와 평가 모드에서 같은 결과를 냅니다. `dropout` 인자가 어떤 "
         "드롭아웃에도 전달되지 않습니다.",
     "Building a Transformer{init} raised {error}": "Transformer{init} 모델을 만드는 중에 예외가 발생했습니다: {error}",
-    "`{name}` starts with values up to {largest:.3g}, beyond the Xavier-uniform bound "
-    "√(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more dimensions) should be "
-    "re-initialised Xavier-uniform once all submodules exist.":
+    " That standard deviation is also what PyTorch's default start gives this layer ({default:.3g}).":
+        " 이 표준편차는 PyTorch의 기본 초기화가 이 레이어에 주는 값({default:.3g})과도 같습니다.",
+    "`{name}` starts with values up to {largest:.3g} (standard deviation {spread:.3g}), beyond the "
+    "Xavier-uniform bound √(6 / (fan_in + fan_out)) = {bound:.3g}: every weight matrix (2 or more "
+    "dimensions) should start Xavier-uniform (nn.init.xavier_uniform_, once all submodules exist).":
         "`{name}`의 초깃값에 Xavier-uniform 경계 √(6 / (fan_in + fan_out)) = {bound:.3g}보다 큰 값(최대 "
-        "{largest:.3g})이 있습니다. 모든 하위 모듈을 만든 뒤에 모든 가중치 행렬(2차원 이상)을 Xavier-uniform으로 "
-        "다시 초기화해야 합니다.",
-    "`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {xavier:.3g} "
-    "and PyTorch's default start {default:.3g}. Is this matrix left at its default initialisation (the "
-    "Xavier loop run before it exists)? Initialise last in __init__, once every submodule exists.":
-        "`{name}`의 초기 표준편차가 {spread:.3g}입니다. Xavier-uniform이라면 {xavier:.3g}, PyTorch 기본 "
-        "초기화라면 {default:.3g}입니다. 이 행렬이 기본 초기화 그대로 남아 있지 않나요(행렬이 만들어지기 전에 "
-        "Xavier 루프를 돌린 경우)? 초기화는 __init__의 맨 끝, 모든 하위 모듈을 만든 뒤에 하세요.",
+        "{largest:.3g}, 표준편차 {spread:.3g})이 있습니다. 모든 가중치 행렬(2차원 이상)은 Xavier-uniform으로 "
+        "시작해야 합니다(모든 하위 모듈을 만든 뒤 nn.init.xavier_uniform_).",
+    "`{name}` starts with standard deviation {spread:.3g}; Xavier-uniform gives {xavier:.3g}. "
+    "Initialise every weight matrix with nn.init.xavier_uniform_, last in __init__, once every "
+    "submodule exists.":
+        "`{name}`의 초기 표준편차가 {spread:.3g}입니다. Xavier-uniform이라면 {xavier:.3g}입니다. 모든 가중치 "
+        "행렬은 __init__의 맨 끝, 모든 하위 모듈을 만든 뒤에 nn.init.xavier_uniform_으로 초기화하세요.",
 }
