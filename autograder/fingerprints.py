@@ -41,6 +41,8 @@ def fingerprint(spec):
         "cases": [_case_data(case, isolation.replays(spec, call, case), labels)
                   for case, labels in zip(cases, _labels_in_every_language(spec))],
         "reference": [_outcome_data(harness.run(spec.reference, call, case)) for case in cases],
+        # what the reference computed on the way (learner_kit.trace): where a learner's code parts from it
+        "traces": [harness.run(spec.reference, call, case, trace=True).trace for case in cases],
         "mutants": {
             mistake_id: [[_outcome_data(harness.run(variant, call, case)) for case in cases] for variant in variants]
             for mistake_id, variants in spec.mutants.items()

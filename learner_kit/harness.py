@@ -98,6 +98,7 @@ class Outcome:
     inputs: dict | None = None  # the arguments as the call left them (their .grad included)
     instance: object = None  # the module that was called, for module units
     backprop_failure: str = ""  # what went wrong backpropagating (when run(..., backprop=...) asked for it)
+    trace: dict | None = None  # what the unit computed on the way (learner_kit.trace), when run(..., trace=True) asked
 
 
 class Remote:
@@ -110,7 +111,7 @@ class Remote:
     kind = None  # describe_kind() of the object in the other process
     cuda_usable = False  # whether the other process can run the unit on a GPU
 
-    def run_case(self, call, case, guard=None, backprop=None):
+    def run_case(self, call, case, guard=None, backprop=None, trace=False):
         raise NotImplementedError
 
 
@@ -122,30 +123,45 @@ class Remote:
 FLOAT64_RULE = "float64 results equal the reference's to 1e-10; float64 cases run with float64 as the default dtype"
 
 
-def run(target, call, case, guard=None, backprop=None):
+def run(target, call, case, guard=None, backprop=None, trace=False, built=None):
     """Call `target` (a function, or a module class built with call.init) on `case`.
 
     Never raises for what the target does: errors are recorded in the Outcome. Runs with
     warnings and printing silenced, float32 as the default dtype, gradients enabled, and the
     caller's random state left as it was. With `backprop` (result names), a fixed random
-    weighting of those results is then backpropagated (see backpropagate()).
+    weighting of those results is then backpropagated (see backpropagate()). With `trace`, the
+    outcome's `trace` records what the unit computed on the way (learner_kit.trace). `built` is a
+    module an earlier run of the same module class built for the same call, dtype and device, used
+    again as it is (the checks' own variants only: a learner's module is always built afresh).
     """
     if isinstance(target, Remote):
-        return target.run_case(call, case, guard, backprop)
+        return target.run_case(call, case, guard, backprop, trace=trace) if trace else \
+            target.run_case(call, case, guard, backprop)
     args = {name: fresh(value) for name, value in case.inputs.items()}
     outcome = Outcome(inputs=args)
     with isolated(default_dtype=case.dtype if case.dtype == torch.float64 else torch.float32), bound(target, call.bindings):
         try:
             with guard if guard is not None else contextlib.nullcontext():
                 function = target
-                if call.init is not None:
+                if call.init is not None and built is not None:
+                    outcome.instance = function = built
+                elif call.init is not None:
                     seed(0)
                     outcome.instance = function = target(*call.init)
                     outcome.weight_problems = load_weights(function, call.weights)
                     function.eval().to(device=case.device, dtype=case.dtype)
                 if case.torch_seed is not None:
                     seed(case.torch_seed)
-                result = function(*args.values())
+                if trace:
+                    from learner_kit.trace import Recorder
+
+                    with Recorder(args, outcome.instance) as recorder:
+                        try:
+                            result = function(*args.values())
+                        finally:
+                            outcome.trace = recorder.record()
+                else:
+                    result = function(*args.values())
         except Exception as error:  # the learner's code may raise anything
             outcome.error, outcome.error_type = error, type(error).__name__
             mark_learner_line(error, target)

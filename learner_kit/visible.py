@@ -22,6 +22,7 @@ import torch
 from learner_kit import explain, harness, i18n, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
+from learner_kit.locate import LOCATABLE_IDS, locate
 from learner_kit.messages import TestFailed, format_message
 from learner_kit.replay import Replay
 
@@ -151,9 +152,22 @@ def _visible_problem(unit_name, candidate):
                     if named:
                         mistake_id, detail = named, harness.named_detail(mistake_id, detail)
                         break
+                else:
+                    detail = _located(detail, mistake_id, candidate, calls[index], case, want, data, index)
             return format_message(mistake_id, detail)
     _note_broken_helpers(unit_name, candidate, data, calls, cases)
     return ""
+
+
+def _located(detail, mistake_id, candidate, call, case, want, data, index):
+    """`detail` and, for a symptom no known mistake explains, where the learner's computation parts from the
+    reference's on this case (learner_kit.locate, against the reference's record stored in the fingerprint)."""
+    stored = data.get("traces")
+    if mistake_id not in LOCATABLE_IDS or not stored or stored[index] is None:
+        return detail
+    mine = harness.run(candidate, call, case, trace=True)
+    where = locate(mine.trace, stored[index], case.inputs, (mine.outputs or {}, want.outputs or {}))
+    return f"{detail}\n{where}" if where and detail else where or detail
 
 
 def _problem(got, want, case, axes, properties):

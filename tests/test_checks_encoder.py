@@ -37,8 +37,8 @@ def test_different_table_mistakes_differ():
 class _Unwatched(core._Checker):
     """A checker without the runtime guards: the variants subclass the reference."""
 
-    def run(self, case, backprop=None):
-        return harness.run(self.candidate, self.call, case, backprop=backprop)
+    def run(self, case, backprop=None, trace=False):
+        return harness.run(self.candidate, self.call, case, backprop=backprop, trace=trace)
 
 
 @pytest.mark.parametrize("mistake_id, variant", TABLE_VARIANTS, ids=IDS)

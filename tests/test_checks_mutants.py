@@ -44,8 +44,8 @@ def test_different_mistakes_differ_on_some_probe(unit):
 class _Unwatched(core._Checker):
     """A checker that runs the mutants without the runtime guards (they call the reference)."""
 
-    def run(self, case, backprop=None):
-        return harness.run(self.candidate, self.call, case, backprop=backprop)
+    def run(self, case, backprop=None, trace=False):
+        return harness.run(self.candidate, self.call, case, backprop=backprop, trace=trace)
 
 
 @pytest.mark.parametrize("unit, mistake_id, variant", VARIANTS, ids=IDS)

@@ -18,6 +18,7 @@ from autograder import reference
 from learner_kit import harness
 from learner_kit.harness import Call
 from learner_kit.i18n import tr
+from learner_kit.locate import LOCATABLE_IDS, locate
 from learner_kit.messages import format_message
 from learner_kit.stand_ins import STAND_INS
 
@@ -159,6 +160,12 @@ def combine(first, second):
 @cache
 def mistake_pairs(unit_name):
     """((id, id), variant) for every two known mistakes of a unit that can be made at once."""
+    return tuple((ids, both) for ids, both, _ in _pairs_with_parts(unit_name))
+
+
+@cache
+def _pairs_with_parts(unit_name):
+    """((id, id), the two at once, (first variant, second variant)) for mistake_pairs and the diagnosis."""
     mutants = list(UNITS[unit_name].mutants.items())
     pairs = []
     for i, (first_id, first_group) in enumerate(mutants):
@@ -166,7 +173,7 @@ def mistake_pairs(unit_name):
             for first, second in product(first_group, second_group):
                 both = combine(first, second)
                 if both is not None:
-                    pairs.append(((first_id, second_id), both))
+                    pairs.append(((first_id, second_id), both, (first, second)))
     return tuple(pairs)
 
 
@@ -180,20 +187,23 @@ def check(unit_name, candidate, aspect):
         raise ValueError(f"no checks for unit {unit_name!r}; known units: {known}")
     if aspect not in spec.cases:
         raise ValueError(f"{unit_name} has no aspect {aspect!r}; it has: {', '.join(spec.cases)}")
-    failure = _own_failure(spec, lambda stand_ins: _failure(_Checker(spec, candidate, aspect, stand_ins=stand_ins),
-                                                            aspect))
+    failure = _own_failure(spec, lambda stand_ins, naming=True: _failure(
+        _Checker(spec, candidate, aspect, stand_ins=stand_ins, naming=naming), aspect))
     if failure is not None:
         raise failure.with_traceback(None)  # the message is the point, not the checks' frames
     print(tr("✓ {unit}: {aspect} passed", unit=unit_name, aspect=aspect))
 
 
 def _own_failure(spec, failure):
-    """``failure(stand_ins)``'s CheckFailure with the learner's own parts, unless the unit is right with the
-    course's stand-ins for the graded modules it builds: then its own part is to blame, and loses its own points."""
-    found = failure(False)
-    if found is not None and spec.stand_ins and failure(True) is None:
+    """``failure(stand_ins, naming)``'s CheckFailure with the learner's own parts, unless the unit is right with
+    the course's stand-ins for the graded modules it builds: then its own part is to blame, and loses its own
+    points. A composite is first judged without naming its mistake: the diagnosis (the known mistakes on every
+    probe) is spent only on a failure that stands."""
+    if not spec.stand_ins:
+        return failure(False)
+    if failure(False, False) is None or failure(True) is None:
         return None
-    return found
+    return failure(False)
 
 
 def devices_to_try(candidate):
@@ -238,8 +248,8 @@ def fresh_inputs_problem(unit_name, candidate, seed=20261125):
     if spec is None:
         return ""
 
-    def failure(stand_ins):
-        checker = _Checker(spec, candidate, "values", stand_ins=stand_ins)
+    def failure(stand_ins, naming=True):
+        checker = _Checker(spec, candidate, "values", stand_ins=stand_ins, naming=naming)
         for number, case in enumerate(spec.probes()):
             try:
                 checker.examine(redrawn(case, seed + number))
@@ -251,6 +261,31 @@ def fresh_inputs_problem(unit_name, candidate, seed=20261125):
     if found is None:
         return ""
     return tr("On new inputs of the same shapes (the grader's own, not the notebook's): {message}", message=str(found))
+
+
+# (unit, call, known mistake, case) -> its outcome; see _Checker.known_outcome
+_KNOWN_OUTCOMES = {}
+_KNOWN_OUTCOMES_KEPT = 20_000
+_KNOWN_MODULES = {}  # (unit, call, known mistake, dtype, device) -> its module, built once
+
+
+def _case_key(case):
+    """A key that only an equal case has (labels, seeds, dtypes and every input's values), or None."""
+    parts = [case.label, case.compare, case.torch_seed, str(case.dtype)]
+    for name, value in case.inputs.items():
+        if isinstance(value, torch.Tensor):
+            if value.device.type != "cpu":
+                return None
+            data = value.detach().contiguous()
+            parts.append((name, str(data.dtype), tuple(data.shape), value.requires_grad,
+                          hash(data.reshape(-1).view(torch.uint8).numpy().tobytes()) if data.numel() else 0))
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            parts.append((name, value))
+        elif isinstance(value, torch.nn.Dropout):
+            parts.append((name, "Dropout", value.p, value.training))
+        else:
+            return None
+    return tuple(parts)
 
 
 def _random_dropout(case):
@@ -277,9 +312,10 @@ class _Checker:
     is right. Such a checker only decides; it names no mistake and draws nothing.
     """
 
-    def __init__(self, spec, candidate, aspect=None, stand_ins=False):
-        self.spec, self.candidate, self.naming = spec, candidate, not stand_ins
+    def __init__(self, spec, candidate, aspect=None, stand_ins=False, naming=True):
+        self.spec, self.candidate, self.naming = spec, candidate, naming and not stand_ins
         self.call = spec.build_call(with_buffers=aspect in REFERENCE_BUFFER_ASPECTS, stand_ins=stand_ins)
+        self.call_key = (aspect in REFERENCE_BUFFER_ASPECTS, stand_ins)  # what decides self.call, with the unit
 
     # ---------------------------------------------------------- guards and judging
 
@@ -292,12 +328,12 @@ class _Checker:
             raise CheckFailure(*wrong)
         self.examine(self.spec.cases["values"]()[0], values=False)
 
-    def run(self, case, backprop=None):
+    def run(self, case, backprop=None, trace=False):
         """The candidate's outcome on `case`, watched for forbidden built-ins and the reference."""
         watch = guards.Watch({**guards.FORBIDDEN_FUNCTIONS, **self.spec.forbidden},
                              modules=guards.FORBIDDEN_MODULES + tuple(self.spec.forbidden_modules))
         call = isolation.isolated_call(self.spec, self.call, case)
-        got = harness.run(self.candidate, call, case, guard=watch, backprop=backprop)
+        got = harness.run(self.candidate, call, case, guard=watch, backprop=backprop, trace=trace)
         found = watch.found or guards.forbidden_submodule(got.instance, self.spec.forbidden_modules)
         if found:
             raise CheckFailure(*found)
@@ -319,6 +355,9 @@ class _Checker:
             named = self.diagnose(case, got, want)
             if named:
                 mistake_id, detail = named, harness.named_detail(mistake_id, detail)
+            elif mistake_id in LOCATABLE_IDS:
+                where = self.locate(case, got, want)
+                detail = f"{detail}\n{where}" if where and detail else where or detail
         if self.naming and self.spec.picture and want is not None and got.outputs:
             pictures.show_attention(got.outputs, want.outputs, self.spec.picture)
         raise CheckFailure(mistake_id, detail)
@@ -333,7 +372,7 @@ class _Checker:
         learner = [got, *(self.run(c) for c in cases[1:])]
 
         def outcomes(groups):
-            return ((ids, (harness.run(variant, self.call, c) for c in cases)) for ids, group in groups for variant in group)
+            return ((ids, (self.known_outcome(variant, c) for c in cases)) for ids, group in groups for variant in group)
 
         named = harness.name_mistake(learner, outcomes(self.spec.mutants.items()), cases, want)
         for diagnoser in () if named else self.spec.diagnosers:
@@ -341,9 +380,44 @@ class _Checker:
             if named:
                 break
         if named is None:
-            pairs = ((ids, (variant,)) for ids, variant in mistake_pairs(self.spec.name))
+            # Two mistakes at once, where each alone changes the failing case: a pair with a part that changes
+            # nothing there (a mask mistake on a case without a mask) is skipped. Skipping can only leave a
+            # mistake unnamed (the message then says where the code parts from the reference), never misname it.
+            visible = {variant for group in self.spec.mutants.values() for variant in group
+                       if not harness.same_outcome(self.known_outcome(variant, case), want, case)}
+            pairs = ((ids, (both,)) for ids, both, parts in _pairs_with_parts(self.spec.name)
+                     if all(part in visible for part in parts))
             named = harness.name_mistake(learner, outcomes(pairs), cases, want)
         return named
+
+    def known_outcome(self, variant, case):
+        """A known mistake's outcome on `case`: the same for every learner, so kept for the next one (a class's
+        wrong answers in one worker pay for the known mistakes' runs once)."""
+        key = _case_key(case)
+        if key is None:
+            return harness.run(variant, self.call, case)
+        key = (self.spec.name, self.call_key, variant, key)
+        if key not in _KNOWN_OUTCOMES:
+            if len(_KNOWN_OUTCOMES) >= _KNOWN_OUTCOMES_KEPT:
+                _KNOWN_OUTCOMES.clear()
+                _KNOWN_MODULES.clear()
+            # a known mistake's module is built once per call, dtype and device, then called on each case
+            built_key = (self.spec.name, self.call_key, variant, str(case.dtype), case.device.type)
+            outcome = harness.run(variant, self.call, case, built=_KNOWN_MODULES.get(built_key))
+            if self.call.init is not None and isinstance(outcome.instance, torch.nn.Module):
+                _KNOWN_MODULES[built_key] = outcome.instance
+            outcome.instance = outcome.inputs = None  # results only
+            _KNOWN_OUTCOMES[key] = outcome
+        return _KNOWN_OUTCOMES[key]
+
+    def locate(self, case, got, want):
+        """Where the candidate's computation parts from the reference's on `case` (learner_kit.locate), or ''."""
+        if case.device.type == "meta":
+            return ""
+        mine = self.run(case, trace=True)
+        theirs = harness.run(self.spec.reference, self.call, case, trace=True)
+        results = (got.outputs or {}, want.outputs or {})
+        return locate(mine.trace, theirs.trace, case.inputs, results)
 
     # ---------------------------------------------------------- aspects
 

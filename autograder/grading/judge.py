@@ -284,15 +284,18 @@ class RemoteUnit(harness.Remote):
         modules = [f"{k.__module__}.{k.__qualname__}" for k in guard.modules]
         return {"watched": True, "forbidden": sorted(set(guard.forbidden.values())), "modules": modules}
 
-    def run_case(self, call, case, guard=None, backprop=None):
+    def run_case(self, call, case, guard=None, backprop=None, trace=False):
         inputs = {name: harness.fresh(value) for name, value in case.inputs.items()}
         request = {"op": "run_case", "name": self.name, "call": call, "case": case,
-                   "backprop": list(backprop) if backprop else None, **self._guard_names(guard)}
+                   "backprop": list(backprop) if backprop else None, "trace": bool(trace), **self._guard_names(guard)}
         try:
             reply = self.session.ask(request)
         except SessionFailure as failure:
             return harness.Outcome(error=_not_run(failure), error_type="TimeoutError", inputs=inputs)
-        return _outcome(reply, inputs, guard, self.session)
+        outcome = _outcome(reply, inputs, guard, self.session)
+        if trace:
+            outcome.trace = _trace(reply.get("trace"))
+        return outcome
 
     def call(self, args, guard=None):
         """(result, error, forbidden) of unit(*args) in the child; module arguments get their counters back."""
@@ -375,6 +378,32 @@ def _outcome(reply, inputs, guard, session):
     if guard is not None and guard.found is None:
         guard.found = _found(reply)
     return outcome
+
+
+def _trace(record):
+    """A learner_kit.trace record from the child's reply, rebuilt field by field (the child's to forge: a forged
+    one can only mislead the learner's own message, never a score), or None."""
+    if not isinstance(record, dict) or not isinstance(record.get("calls"), list) or not isinstance(record.get("ops"), list):
+        return None
+
+    def tensor(value):
+        return value if isinstance(value, torch.Tensor) else None
+
+    def source(value):
+        ok = isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+        return [value[0], value[1] if isinstance(value[1], (int, str)) and not isinstance(value[1], bool) else ""] \
+            if ok else ["unknown", ""]
+
+    calls = [{"name": call["name"], "aliases": [a for a in call.get("aliases") or () if isinstance(a, str)],
+              "kind": str(call.get("kind", "")), "depth": call["depth"] if type(call.get("depth")) is int else -1,
+              "args": {str(k): tensor(v) for k, v in call["args"].items()} if isinstance(call.get("args"), dict) else {},
+              "output": tensor(call.get("output"))}
+             for call in record["calls"] if isinstance(call, dict) and isinstance(call.get("name"), str)]
+    ops = [{"op": op["op"], "args": [a for a in op.get("args") or () if isinstance(a, (bool, int, float, str))],
+            "inputs": [source(s) for s in op.get("inputs") or ()], "output": tensor(op.get("output"))}
+           for op in record["ops"] if isinstance(op, dict) and isinstance(op.get("op"), str)]
+    complete = record.get("complete") is True and len(calls) == len(record["calls"]) and len(ops) == len(record["ops"])
+    return {"calls": calls, "ops": ops, "complete": complete}
 
 
 def _on_device(tensor, device, session):

@@ -1,0 +1,82 @@
+"""Korean: the sentences of learner_kit/locate.py (where a learner's computation parts from the reference's)."""
+
+TRANSLATIONS = {
+    "Where it parts from the reference:": "기준 구현과 갈라지는 곳:",
+    "(none)": "(없음)",
+    "Your code has these values, but in shape {shape}.": "여러분의 코드에도 이 값들이 있지만, 모양이 {shape}입니다.",
+    "Your own {step} gets the same input but is called with the arguments {args}; the reference's with {wanted}.":
+        "여러분의 {step}은(는) 같은 입력을 받지만 인자가 {args}입니다. 기준 구현의 인자는 {wanted}입니다.",
+    "Your own {step} gets, as its input number {number}, {relation}.":
+        "여러분의 {step}이(가) {number}번째 입력으로 받는 값은 {relation}입니다.",
+    "`self.{name}` and `self.{other}` are one and the same module in your code; the reference has two separate ones.":
+        "여러분의 코드에서 `self.{name}`과(와) `self.{other}`는 같은 모듈 하나입니다. 기준 구현에서는 서로 다른 두 모듈입니다.",
+    "`self.{name}` gets the same arguments as in the reference but returns other values: look at how it is built, "
+    "or what it is.":
+        "`self.{name}`은(는) 기준 구현과 같은 인자를 받지만 다른 값을 돌려줍니다. 이 모듈을 어떻게 만들었는지, "
+        "무엇인지 살펴보세요.",
+    "`self.{name}` is called with {what} as `{parameter}`; {should}":
+        "`self.{name}`의 `{parameter}` 인자로 {what}이(가) 들어갑니다. {should}",
+    "`{name}`": "`{name}`",
+    "a tensor of shape {shape} (the reference's has shape {wanted})":
+        "모양이 {shape}인 텐서(기준 구현에서는 {wanted})",
+    "addition": "덧셈",
+    "comparison": "비교",
+    "cosine": "코사인",
+    "division": "나눗셈",
+    "embedding lookup": "임베딩 조회",
+    "exponential": "지수 함수",
+    "its {step}": "기준 구현의 {step}",
+    "log-softmax": "로그 소프트맥스",
+    "logarithm": "로그",
+    "logical AND": "논리곱(AND)",
+    "logical NOT": "논리 부정(NOT)",
+    "masked_fill": "masked_fill",
+    "matrix product": "행렬 곱",
+    "maximum": "최댓값",
+    "mean": "평균",
+    "multiplication": "곱셈",
+    "negation": "부호 반전",
+    "nothing (None)": "아무것도 아닌 값(None)",
+    "other values than the reference's": "기준 구현과 다른 값",
+    "power": "거듭제곱",
+    "reciprocal": "역수",
+    "reciprocal square root": "제곱근의 역수",
+    "relu": "relu",
+    "sine": "사인",
+    "softmax": "소프트맥스",
+    "square root": "제곱근",
+    "standard deviation": "표준편차",
+    "subtraction": "뺄셈",
+    "sum": "합",
+    "tanh": "tanh",
+    "the opposite of what the reference passes (every True is False)":
+        "기준 구현이 넘기는 값의 반대(True와 False가 모두 뒤바뀜)",
+    "the output of `self.{name}`": "`self.{name}`의 출력",
+    "the reciprocal of the reference's": "기준 구현 값의 역수",
+    "the reference passes another tensor there.": "기준 구현은 그 자리에 다른 텐서를 넘깁니다.",
+    "the reference passes nothing (None) there.": "기준 구현은 그 자리에 아무것도 넘기지 않습니다(None).",
+    "the reference passes that plus {words}.": "기준 구현은 그 값에 {words}을(를) 더해서 넘깁니다.",
+    "the reference passes {words}.": "기준 구현은 {words}을(를) 넘깁니다.",
+    "the reference's times {scale:.4g}": "기준 구현 값의 {scale:.4g}배",
+    "the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your computation.":
+        "기준 구현이 {values}에 적용하는 {step}(모양 {shape})의 값이 여러분의 계산 어디에도 나타나지 않습니다.",
+    "the square of the reference's": "기준 구현 값의 제곱",
+    "the square root of the reference's": "기준 구현 값의 제곱근",
+    "torch.where": "torch.where",
+    "tril": "tril",
+    "triu": "triu",
+    "variance": "분산",
+    "what the reference passes less {words} (that term is missing)":
+        "기준 구현이 넘기는 값에서 {words}을(를) 뺀 값(그 항이 빠졌습니다)",
+    "what the reference passes plus {words} (a term too many)":
+        "기준 구현이 넘기는 값에 {words}을(를) 더한 값(항이 하나 더 있습니다)",
+    "your `{name}` holds the values of the reference's {step}, not its final `{name}`.":
+        "여러분의 `{name}`에는 최종 `{name}`이 아니라 기준 구현의 {step} 결과가 들어 있습니다.",
+    "your `{name}` holds the values the reference returns as `{other}`.":
+        "여러분의 `{name}`에는 기준 구현이 `{other}`(으)로 돌려주는 값이 들어 있습니다.",
+    "your forward calls `self.{name}` fewer times ({made}) than the reference ({wanted}).":
+        "여러분의 forward는 `self.{name}`을(를) 기준 구현({wanted}번)보다 적게({made}번) 부릅니다.",
+    "your forward never calls `self.{name}`; the reference calls it.":
+        "여러분의 forward는 `self.{name}`을(를) 한 번도 부르지 않습니다. 기준 구현은 부릅니다.",
+    "{kind} over axis {axis}": "축 {axis}에 대한 {kind}",
+}

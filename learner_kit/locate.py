@@ -1,0 +1,352 @@
+"""Where a learner's computation parts from the reference's, read from the two records of learner_kit.trace.
+
+``locate(learner, reference, inputs)`` compares what the learner's unit and the reference computed on
+the same case, with the same weights, and returns one sentence, or '' where nothing can be said for
+sure. Every statement in it is a comparison of recorded values, made just before it is written:
+
+1. Submodule calls (a composite such as DecoderLayer): the reference's calls in order, each against
+   the learner's call of the same submodule (the k-th against the k-th). The first that is missing,
+   that receives other arguments, or that returns other values for the same arguments is the place.
+   What an argument received is told by value: one of the unit's inputs, the result of another
+   call, or the reference's argument less (or plus) one of those (a residual left out or added).
+2. The unit's own operators: the last step of the reference whose result also appears somewhere in
+   the learner's computation, and the reference's next step, whose result appears nowhere in it.
+   Where the learner runs the same operator on the same values with other arguments (another
+   ``dim``), or on other values, that is said too.
+3. The results: a wrong result that holds values the reference computed elsewhere (another result,
+   an earlier step) is named so.
+
+No solution is involved: the reference's record is numbers (the visible checks store it in the
+fingerprints), and operators are named by what they do ("a softmax over axis -1"), never by code.
+"""
+import torch
+
+from learner_kit.harness import joined as harness_joined
+from learner_kit.i18n import tr
+from learner_kit.trace import SHAPE_ONLY
+
+HEADING = "Where it parts from the reference:"  # the start of every located sentence, in English (is_located)
+# Ids that state a symptom: where no known mistake explains one, a message also says where the learner's
+# computation parts from the reference's, where that can be said for sure.
+LOCATABLE_IDS = ("wrong-values", "property-violated", "nan", "shape", "wrong-gradients")
+
+
+def heading():
+    """The start of every located sentence, in the current language."""
+    return tr("Where it parts from the reference:")
+
+
+def is_located(message):
+    """Whether a message says where the learner's computation parts from the reference's."""
+    return heading() in message or HEADING in message
+
+
+def locate(learner, reference, inputs, results=None):
+    """A sentence saying where the learner's computation parts from the reference's, or ''.
+
+    `learner` and `reference` are records of learner_kit.trace on the same case; `inputs` the
+    case's inputs by name; `results`, when given, (the learner's results, the reference's) by name.
+    Both records must be complete (a record cut short says nothing sure).
+    """
+    if not _usable(learner) or not _usable(reference):
+        return ""
+    try:
+        found = _Comparison(learner, reference, inputs).where() or _results(learner, reference, inputs, results)
+    except (RuntimeError, TypeError, ValueError, IndexError, KeyError):  # a record of unexpected shape
+        return ""
+    return f"{heading()} {found}" if found else ""
+
+
+def _usable(record):
+    return isinstance(record, dict) and record.get("complete") and isinstance(record.get("ops"), list) \
+        and isinstance(record.get("calls"), list)
+
+
+def same(a, b):
+    """Whether two recorded values are equal: tensors of one shape, close within float32's margin."""
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor) or a.shape != b.shape:
+        return False
+    if a.dtype == torch.bool or b.dtype == torch.bool or not a.is_floating_point() or not b.is_floating_point():
+        return a.dtype == b.dtype and torch.equal(a, b)
+    a, b = a.double(), b.double()
+    return bool(torch.allclose(a, b, rtol=1e-5, atol=1e-5, equal_nan=True))
+
+
+class _Comparison:
+    def __init__(self, learner, reference, inputs):
+        self.learner, self.reference = learner, reference
+        self.inputs = {name: value for name, value in inputs.items() if isinstance(value, torch.Tensor)}
+        # the values the reference computed, with words for each: what the learner's tensors are told by
+        self.known = [(value, tr("`{name}`", name=name)) for name, value in self.inputs.items()]
+        for call in reference["calls"]:
+            if call.get("depth") == 0 and isinstance(call.get("output"), torch.Tensor):
+                self.known.append((call["output"], tr("the output of `self.{name}`", name=call["name"])))
+
+    # ------------------------------------------------------------------ the order of the checks
+
+    def where(self):
+        return self.calls() or self.operators() or ""
+
+    # ------------------------------------------------------------------ 1. submodule calls
+
+    def calls(self):
+        mine = {}
+        for call in self.learner["calls"]:
+            if call.get("depth") == 0:
+                mine.setdefault(call["name"], []).append(call)
+        aliases = {alias: call["name"] for call in self.learner["calls"] for alias in call.get("aliases", ())}
+        seen = {}
+        for theirs in self.reference["calls"]:
+            if theirs.get("depth") != 0 or theirs.get("kind") == "Dropout":
+                continue
+            name = theirs["name"]
+            number = seen[name] = seen.get(name, -1) + 1
+            own = mine.get(name, [])
+            if number >= len(own):
+                return self._missing_call(name, number, len(own), aliases)
+            problem = self._arguments(name, own[number], theirs) or self._returned(name, own[number], theirs)
+            if problem:
+                return problem
+        return ""
+
+    def _missing_call(self, name, number, made, aliases):
+        if name in aliases and aliases[name] != name:
+            return tr("`self.{name}` and `self.{other}` are one and the same module in your code; the reference "
+                      "has two separate ones.", name=name, other=aliases[name])
+        if made == 0:
+            return tr("your forward never calls `self.{name}`; the reference calls it.", name=name)
+        return tr("your forward calls `self.{name}` fewer times ({made}) than the reference ({wanted}).",
+                  name=name, made=made, wanted=number + 1)
+
+    def _arguments(self, name, mine, theirs):
+        for parameter, wanted in theirs["args"].items():
+            got = mine["args"].get(parameter, wanted if parameter not in mine["args"] and wanted is None else "absent")
+            if isinstance(got, str):
+                continue  # the learner's submodule has another signature: said by the interface checks
+            if wanted is None and got is None:
+                continue
+            if wanted is not None and got is not None and same(got, wanted):
+                continue
+            return tr("`self.{name}` is called with {what} as `{parameter}`; {should}", name=name, parameter=parameter,
+                      what=self._told(got, wanted), should=self._should(wanted, got))
+        return ""
+
+    def _returned(self, name, mine, theirs):
+        if isinstance(theirs.get("output"), torch.Tensor) and isinstance(mine.get("output"), torch.Tensor) \
+                and not same(mine["output"], theirs["output"]):
+            return tr("`self.{name}` gets the same arguments as in the reference but returns other values: look at "
+                      "how it is built, or what it is.", name=name)
+        return ""
+
+    def _told(self, got, wanted):
+        """Words for the value `got` that a call received where the reference passed `wanted`."""
+        if got is None:
+            return tr("nothing (None)")
+        named = self._named(got)
+        if named:
+            return named
+        if isinstance(wanted, torch.Tensor) and got.shape == wanted.shape:
+            if got.dtype == torch.bool and wanted.dtype == torch.bool and torch.equal(got, ~wanted):
+                return tr("the opposite of what the reference passes (every True is False)")
+            if got.is_floating_point() and wanted.is_floating_point():
+                for value, words in self.known:
+                    if same(got, wanted - value) if value.shape == got.shape else False:
+                        return tr("what the reference passes less {words} (that term is missing)", words=words)
+                    if same(got, wanted + value) if value.shape == got.shape else False:
+                        return tr("what the reference passes plus {words} (a term too many)", words=words)
+        if isinstance(wanted, torch.Tensor) and got.shape != wanted.shape:
+            return tr("a tensor of shape {shape} (the reference's has shape {wanted})", shape=tuple(got.shape),
+                      wanted=tuple(wanted.shape))
+        return tr("other values than the reference's")
+
+    def _should(self, wanted, got):
+        if wanted is None:
+            return tr("the reference passes nothing (None) there.")
+        named = self._named(wanted)
+        if named:
+            return tr("the reference passes {words}.", words=named)
+        if isinstance(got, torch.Tensor) and got.shape == wanted.shape and got.is_floating_point() \
+                and wanted.is_floating_point():
+            for value, words in self.known:
+                if value.shape == got.shape and same(wanted, got + value):
+                    return tr("the reference passes that plus {words}.", words=words)
+        return tr("the reference passes another tensor there.")
+
+    def _named(self, value):
+        """Words for a value the reference also has under a name (an input, a call's output), or ''."""
+        for known, words in self.known:
+            if same(value, known):
+                return words
+        return ""
+
+    # ------------------------------------------------------------------ 2. the unit's own operators
+
+    def operators(self):
+        """The first step of the reference's own operators where the learner's values stop: a step whose result
+        appears nowhere in the learner's computation, while every value it is computed from does, and no later
+        step computed from it does (a masked score filled with another number that gives the same softmax is no
+        departure)."""
+        ops, pool = self.reference["ops"], self._learner_values()
+        found = [isinstance(op.get("output"), torch.Tensor) and
+                 any(same(value, op["output"]) for value in pool.get(tuple(op["output"].shape), ())) for op in ops]
+        later = self._found_later(ops, found)
+        for index, op in enumerate(ops):
+            if op["op"] in SHAPE_ONLY or found[index] or later[index] or not isinstance(op.get("output"), torch.Tensor):
+                continue
+            sources = [self._origin(source) for source in op.get("inputs", ())]
+            if not all(origin is None or (origin[0] != "op" or found[origin[1]]) for origin in sources):
+                continue
+            words = harness_joined([self._source_words(origin) for origin in sources if origin is not None])
+            detail = self._same_operator(op) or self._reshaped(op, pool)
+            return tr("the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your "
+                      "computation.", step=_step(op), values=words, shape=tuple(op["output"].shape)) + \
+                (" " + detail if detail else "")
+        return ""
+
+    def _reshaped(self, op, pool):
+        """Where the learner has the step's values, but laid out in another shape."""
+        wanted = op["output"].reshape(-1)
+        for shape, values in pool.items():
+            for value in values:
+                if value.numel() == wanted.numel() and shape != tuple(op["output"].shape) \
+                        and same(value.reshape(-1), wanted):
+                    return tr("Your code has these values, but in shape {shape}.", shape=shape)
+        return ""
+
+    def _origin(self, source):
+        """The computing step (or input, or call) a reference op's tensor argument comes from, through views."""
+        kind, where = source
+        seen = 0
+        while kind == "op" and self.reference["ops"][where]["op"] in SHAPE_ONLY and seen < 50:
+            inputs = self.reference["ops"][where].get("inputs") or []
+            if not inputs:
+                return None  # a constant
+            kind, where = inputs[0]
+            seen += 1
+        return (kind, where) if kind in ("op", "input", "call") else None
+
+    def _found_later(self, ops, found):
+        """For each op: whether a step computed from it (directly or not) is found in the learner's values."""
+        later = [False] * len(ops)
+        for index in range(len(ops) - 1, -1, -1):
+            for kind, where in ops[index].get("inputs", ()):
+                if kind == "op" and isinstance(where, int) and 0 <= where < index:
+                    if found[index] or later[index]:
+                        later[where] = True
+        return later
+
+    def _source_words(self, origin):
+        kind, where = origin
+        if kind == "input":
+            return tr("`{name}`", name=where)
+        if kind == "call":
+            return tr("the output of `self.{name}`", name=self.reference["calls"][where]["name"])
+        return tr("its {step}", step=_step(self.reference["ops"][where]))
+
+    def _learner_values(self):
+        pool = {}
+        values = [op.get("output") for op in self.learner["ops"]] + [c.get("output") for c in self.learner["calls"]]
+        values += list(self.inputs.values())
+        for value in values:
+            if isinstance(value, torch.Tensor):
+                pool.setdefault(tuple(value.shape), []).append(value)
+        return pool
+
+    def _same_operator(self, step):
+        """What the learner's own operator of the same kind did differently, when it ran one."""
+        wanted = self._inputs_of(step, self.reference)
+        for op in self.learner["ops"]:
+            if op["op"] != step["op"]:
+                continue
+            given = self._inputs_of(op, self.learner)
+            if len(given) != len(wanted):
+                continue
+            differ = [i for i, (a, b) in enumerate(zip(given, wanted)) if not same(a, b)]
+            if not differ and op["args"] != step["args"]:
+                return tr("Your own {step} gets the same input but is called with the arguments {args}; the "
+                          "reference's with {wanted}.", step=_kind(step), args=_args(op), wanted=_args(step))
+            if len(differ) == 1 and op["args"] == step["args"] and isinstance(given[differ[0]], torch.Tensor) \
+                    and isinstance(wanted[differ[0]], torch.Tensor):
+                relation = _relation(given[differ[0]], wanted[differ[0]])
+                if relation:
+                    return tr("Your own {step} gets, as its input number {number}, {relation}.", step=_kind(step),
+                              number=differ[0] + 1, relation=relation)
+        return ""
+
+    def _inputs_of(self, op, record):
+        values = []
+        for kind, where in op.get("inputs", ()):
+            if kind == "input":
+                values.append(self.inputs.get(where))
+            elif kind == "op" and isinstance(where, int) and 0 <= where < len(record["ops"]):
+                values.append(record["ops"][where].get("output"))
+            elif kind == "call" and isinstance(where, int) and 0 <= where < len(record["calls"]):
+                values.append(record["calls"][where].get("output"))
+            else:
+                values.append(None)
+        return values
+
+
+def _results(learner, reference, inputs, results):
+    """A wrong result that holds values the reference has elsewhere: another of its results, an earlier step."""
+    if not results or not results[0] or not results[1]:
+        return ""
+    mine, theirs = results
+    for name, value in mine.items():
+        wanted = theirs.get(name)
+        if not isinstance(value, torch.Tensor) or not isinstance(wanted, torch.Tensor) or same(value, wanted):
+            continue
+        for other, known in theirs.items():
+            if other != name and same(value.detach(), known.detach()):
+                return tr("your `{name}` holds the values the reference returns as `{other}`.", name=name, other=other)
+        for op in reference["ops"]:
+            if op["op"] not in SHAPE_ONLY and same(value.detach(), op.get("output")):
+                return tr("your `{name}` holds the values of the reference's {step}, not its final `{name}`.",
+                          name=name, step=_step(op))
+    return ""
+
+
+def _kind(op):
+    """Words for an operator: 'a softmax', 'a matrix product', or its ATen name."""
+    words = {
+        "softmax": tr("softmax"), "log_softmax": tr("log-softmax"), "mm": tr("matrix product"),
+        "bmm": tr("matrix product"), "matmul": tr("matrix product"), "addmm": tr("matrix product"),
+        "baddbmm": tr("matrix product"), "div": tr("division"), "mul": tr("multiplication"), "add": tr("addition"),
+        "sub": tr("subtraction"), "rsub": tr("subtraction"), "masked_fill": tr("masked_fill"), "where": tr("torch.where"),
+        "mean": tr("mean"), "sum": tr("sum"), "var": tr("variance"), "std": tr("standard deviation"),
+        "sqrt": tr("square root"), "rsqrt": tr("reciprocal square root"), "pow": tr("power"), "exp": tr("exponential"),
+        "log": tr("logarithm"), "tanh": tr("tanh"), "relu": tr("relu"), "neg": tr("negation"), "tril": tr("tril"),
+        "triu": tr("triu"), "logical_and": tr("logical AND"), "bitwise_and": tr("logical AND"),
+        "logical_not": tr("logical NOT"), "bitwise_not": tr("logical NOT"), "eq": tr("comparison"),
+        "ne": tr("comparison"), "embedding": tr("embedding lookup"), "sin": tr("sine"), "cos": tr("cosine"),
+        "amax": tr("maximum"), "max": tr("maximum"), "reciprocal": tr("reciprocal"),
+    }
+    return words.get(op["op"], f"`{op['op']}`")
+
+
+def _step(op):
+    """Words for one recorded step: its kind, with the axis it works along where it has one."""
+    dims = [a for a in op["args"] if isinstance(a, int) and not isinstance(a, bool)]
+    if op["op"] in ("softmax", "log_softmax", "mean", "sum", "var", "std", "amax") and dims:
+        return tr("{kind} over axis {axis}", kind=_kind(op), axis=dims[0])
+    return _kind(op)
+
+
+def _relation(got, wanted):
+    """Words for how `got` stands to `wanted`, where a simple relation holds by value: a power, a multiple."""
+    if got.shape != wanted.shape or not got.is_floating_point() or not wanted.is_floating_point():
+        return ""
+    got, wanted = got.double(), wanted.double()
+    for power, words in ((2.0, tr("the square of the reference's")), (0.5, tr("the square root of the reference's")),
+                         (-1.0, tr("the reciprocal of the reference's"))):
+        if bool((wanted > 0).all()) and same(got, wanted ** power):
+            return words
+    scale = float((got * wanted).sum() / (wanted * wanted).sum().clamp_min(1e-30))
+    if abs(scale - 1) > 1e-3 and same(got, wanted * scale):
+        return tr("the reference's times {scale:.4g}", scale=scale)
+    return ""
+
+
+def _args(op):
+    shown = [repr(a) for a in op["args"] if not isinstance(a, str)]
+    return "(" + ", ".join(shown) + ")" if shown else tr("(none)")

@@ -1,0 +1,172 @@
+"""What a unit computes on the way to its results, recorded as plain data.
+
+A failing unit is run once more with a Recorder around it, and so is the reference on the same
+case; learner_kit.locate compares the two records and says where they part. The record holds:
+
+- calls: every call of a submodule of a module unit (forward hooks), in the order they start:
+  its name (``cross_attn``, ``layers.0``), its arguments by the forward's parameter names, and
+  what it returned;
+- ops: every ATen operator that runs in the unit's own code, outside any submodule (a
+  TorchDispatchMode, below autograd, so ``@`` and ``F.softmax`` are seen whatever route reached
+  them): the operator's name, its non-tensor arguments, where each tensor argument came from (an
+  input of the unit, an earlier op, a call's result) and the tensor it gave.
+
+Only numbers, strings and tensors (detached CPU copies) are kept, so a record made in the grading
+sandbox crosses to the grader like any result. It holds no solution: the reference's record is
+made by the checks, on the grader's side, and stored as numbers for the visible checks.
+"""
+import inspect
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+MAX_OPS = 400  # a unit's own operators on one case: the reference's largest unit runs about 60
+MAX_CALLS = 200
+MAX_ELEMENTS = 2_000_000  # of all tensors kept, so that a loop in the learner's code cannot fill memory
+
+# Operators that move or view numbers without computing new ones, or make constants: kept for
+# tracing where a tensor came from, never chosen as the step where two computations part.
+SHAPE_ONLY = frozenset({
+    "view", "_unsafe_view", "reshape", "expand", "expand_as", "transpose", "t", "permute", "unsqueeze", "squeeze",
+    "contiguous", "clone", "alias", "detach", "_to_copy", "to", "slice", "select", "lift_fresh", "lift_fresh_copy",
+    "copy_", "copy", "empty_like", "empty", "split", "split_with_sizes", "unbind", "as_strided", "ones_like",
+    "zeros_like", "full", "full_like", "scalar_tensor", "_local_scalar_dense", "arange", "fill_", "fill",
+    "new_empty", "new_zeros", "new_ones", "new_full", "zeros", "ones", "_reshape_alias", "view_as", "flatten",
+    "unflatten", "movedim", "narrow", "index_select", "resolve_conj", "resolve_neg", "_conj", "stack", "cat",
+    "set_", "_assert_tensor_metadata", "empty_strided", "_reshape_copy", "dropout", "native_dropout",
+})
+
+
+def op_name(func):
+    """'softmax' for aten._softmax.default, 'mean' for aten.mean.dim: the operator without overload or underscore."""
+    return str(getattr(func, "__name__", func)).split(".")[0].lstrip("_")
+
+
+class Recorder(TorchDispatchMode):
+    """Records calls and the unit's own operators while the unit runs (see the module's docstring).
+
+    Use: ``with Recorder(inputs, module) as recorder: ...``; then ``recorder.record()``.
+    """
+
+    def __init__(self, inputs, module=None):
+        super().__init__()
+        self.ops, self.calls, self.elements, self.full = [], [], 0, False
+        self.depth = 0  # how many submodule calls are open: the unit's own ops run at depth 0
+        self.open = {}  # id(submodule) -> its calls not yet returned (a module may call itself)
+        self.sources = {}  # id(tensor) -> ("input", name) | ("op", index) | ("call", index)
+        self.alive = []  # the tensors whose ids are in `sources` (so that an id is never reused)
+        for name, value in inputs.items():
+            if isinstance(value, torch.Tensor):
+                self._source(value, ("input", name))
+        self.handles = []
+        if isinstance(module, torch.nn.Module):
+            self._hook(module)
+
+    # ------------------------------------------------------------------ submodule calls
+
+    def _hook(self, module):
+        names = {}
+        for name, sub in module.named_modules(remove_duplicate=False):
+            if name and sub is not module:
+                names.setdefault(id(sub), []).append(name)
+        seen = set()
+        for name, sub in module.named_modules():
+            if not name or id(sub) in seen or sub is module:
+                continue
+            seen.add(id(sub))
+            self.handles.append(sub.register_forward_pre_hook(self._before(names[id(sub)], sub), with_kwargs=True))
+            self.handles.append(sub.register_forward_hook(self._after(sub), with_kwargs=True, always_call=True))
+
+    def _before(self, names, sub):
+        def hook(module, args, kwargs):
+            if len(self.calls) < MAX_CALLS:
+                entry = {"name": names[0], "aliases": list(names), "kind": type(sub).__name__, "depth": self.depth,
+                         "args": self._arguments(sub, args, kwargs), "output": None, "op_index": len(self.ops)}
+                self.calls.append(entry)
+                opened = (len(self.calls) - 1, entry)
+            else:
+                self.full, opened = True, None
+            self.open.setdefault(id(sub), []).append(opened)
+            self.depth += 1
+        return hook
+
+    def _after(self, sub):
+        def hook(module, args, kwargs, output):
+            self.depth -= 1
+            open_calls = self.open.get(id(sub)) or [None]
+            opened = open_calls.pop() if open_calls else None
+            first = tree_flatten(output)[0][:1] if output is not None else []
+            if opened is not None and first and isinstance(first[0], torch.Tensor):
+                index, entry = opened
+                entry["output"] = self._kept(first[0])
+                self._source(first[0], ("call", index))
+        return hook
+
+    def _arguments(self, sub, args, kwargs):
+        """{parameter name: a kept tensor, None, or a short text} of one call."""
+        try:
+            bound = inspect.signature(sub.forward).bind_partial(*args, **kwargs).arguments
+        except (TypeError, ValueError):
+            bound = {f"arg{i}": value for i, value in enumerate(args)} | dict(kwargs)
+        kept = {}
+        for name, value in bound.items():
+            if isinstance(value, torch.Tensor):
+                kept[str(name)] = self._kept(value)
+            elif value is None:
+                kept[str(name)] = None
+        return kept
+
+    # ------------------------------------------------------------------ the unit's own operators
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        result = func(*args, **kwargs)
+        if self.depth == 0 and not self.full:
+            if len(self.ops) >= MAX_OPS:
+                self.full = True
+            else:
+                self._record_op(func, args, kwargs, result)
+        return result
+
+    def _record_op(self, func, args, kwargs, result):
+        flat, _ = tree_flatten((args, kwargs))
+        inputs, plain = [], []
+        for value in flat:
+            if isinstance(value, torch.Tensor):
+                inputs.append(list(self.sources.get(id(value), ("unknown", ""))))
+            elif isinstance(value, (bool, int, float, str)) or value is None:
+                plain.append(value)
+            elif isinstance(value, torch.dtype):
+                plain.append(str(value))
+        outputs = [t for t in tree_flatten(result)[0] if isinstance(t, torch.Tensor)]
+        if not outputs:
+            return
+        entry = {"op": op_name(func), "args": plain, "inputs": inputs, "output": self._kept(outputs[0])}
+        self.ops.append(entry)
+        self._source(outputs[0], ("op", len(self.ops) - 1))
+
+    # ------------------------------------------------------------------ keeping tensors
+
+    def _source(self, tensor, source):
+        self.sources[id(tensor)] = source
+        self.alive.append(tensor)
+
+    def _kept(self, tensor):
+        """A detached CPU copy, or None past the budget or where there are no values (meta)."""
+        if tensor.device.type == "meta" or self.elements + tensor.numel() > MAX_ELEMENTS:
+            self.full = self.full or tensor.device.type != "meta"
+            return None
+        self.elements += tensor.numel()
+        with torch._C.DisableTorchFunctionSubclass():
+            return tensor.detach().to("cpu", copy=True)
+
+    def __exit__(self, *exc):
+        for handle in self.handles:
+            handle.remove()
+        self.handles = []
+        return super().__exit__(*exc)
+
+    def record(self):
+        """The record as plain data: {"calls": [...], "ops": [...], "complete": bool}."""
+        return {"calls": self.calls, "ops": self.ops, "complete": not self.full}
