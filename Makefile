@@ -205,7 +205,7 @@ challenge-answers: $(STAMP)
 
 # The mutation table of the checks (tests/mutants): 84 s of CPU (5 min on a busy 2-core machine); not part of `make test`.
 mutants: $(STAMP)
-	$(BIN)/python -m tests.mutants
+	$(BIN)/python -m tests.mutants; status=$$?; $(BIN)/python -m tests.mutants --learner-style && exit $$status
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -24,6 +24,7 @@ mutates a string of source at one occurrence, with no project layout, no test ru
 trampolines (mutmut 3 rewrites files into a mutants/ folder and drives pytest itself).
 
     python -m tests.mutants [unit ...]      (make mutants): the table
+    python -m tests.mutants --learner-style [unit ...]   the learner-style table (tests/mutants/learner_style.py)
 """
 import contextlib
 import difflib
@@ -75,10 +76,14 @@ class Result:
     changes_behaviour: bool = False
     visible: str | None = None  # the visible message ('' when it passes); None: the unit has no visible check
     hidden: tuple = ()  # the ids of the hidden values check's failure; () when it passes
+    hidden_message: str = ""  # the hidden values check's message ('' when it passes)
     printed: dict = field(default_factory=dict)  # "visible"/"hidden" -> the mistake ids it printed
     wrong: dict = field(default_factory=dict)  # "visible"/"hidden" -> the printed ids judged wrong
     error: str = ""  # the mutant could not be built (a mutation that is not valid Python)
     other_aspects: tuple = ()  # a behaviour change the values check lets through: the aspects that fail it
+    other_message: str = ""  # the message of the first of those aspects
+    other_printed: tuple = ()  # the mistake ids it printed
+    other_wrong: tuple = ()  # those ids, when judged wrong
 
 
 @cache
@@ -297,23 +302,31 @@ def evaluate(mutant):
         try:
             check(mutant.unit, candidate, "values")
         except CheckFailure as failure:
-            result.hidden = failure.mistake_ids
+            result.hidden, result.hidden_message = failure.mistake_ids, str(failure)
         if result.changes_behaviour and not result.hidden:
-            result.other_aspects = tuple(aspect for aspect in aspects_of(mutant.unit) if aspect != "values"
-                                         and _fails(mutant.unit, candidate, aspect))
+            failures = [(aspect, _failure(mutant.unit, candidate, aspect)) for aspect in aspects_of(mutant.unit)
+                        if aspect != "values"]
+            result.other_aspects = tuple(aspect for aspect, failure in failures if failure)
+            first = next((failure for _, failure in failures if failure), None)
+            if first is not None:
+                result.other_message = str(first)
+                result.other_printed = tuple(i for i in first.mistake_ids if i not in SYMPTOM_IDS)
     result.printed["hidden"] = tuple(i for i in result.hidden if i not in SYMPTOM_IDS)
     for where, ids in result.printed.items():
         if ids and not judge.justified(ids, outcomes):
             result.wrong[where] = ids
+    if result.other_printed and not judge.justified(result.other_printed, outcomes):
+        result.other_wrong = result.other_printed
     return result
 
 
-def _fails(unit, candidate, aspect):
+def _failure(unit, candidate, aspect):
+    """The CheckFailure of `check(unit, candidate, aspect)`, or None when it passes."""
     try:
         check(unit, candidate, aspect)
-    except CheckFailure:
-        return True
-    return False
+    except CheckFailure as failure:
+        return failure
+    return None
 
 
 def evaluate_unit(unit, select=None):

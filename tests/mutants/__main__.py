@@ -1,4 +1,7 @@
-"""Print the mutation table of the checks: python -m tests.mutants [unit ...]   (make mutants)"""
+"""Print the mutation table of the checks: python -m tests.mutants [unit ...]   (make mutants)
+
+With --learner-style, the table of learner-style mutants instead (tests/mutants/learner_style.py).
+"""
 import sys
 import time
 
@@ -51,4 +54,8 @@ def _share(counts, built):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--learner-style"]:
+        from .learner_style import main as learner_style
+
+        raise SystemExit(learner_style(sys.argv[2:]))
     raise SystemExit(main(sys.argv[1:] or list(UNIT_NAMES)))
