@@ -12,7 +12,9 @@ axis other than the keys, and a mask that has no effect. A single query (L_q = 1
 greedy decoding) is one of the value cases: a `.squeeze()` without an axis drops its axis
 too. With a dropout module in training mode, the weights returned are those before dropout
 (property), and in the multi-head module `self.dropout` must reach them (property: with
-every dropout dropping everything, the heads' output is 0, so the output is w_o's bias).
+every dropout dropping everything, the heads' output is 0, so the output is w_o's bias) and only them
+(property: at p = 0.5 what reaches w_o is not the heads' output with each number dropped or doubled).
+The scorer has exactly the exercise's parameters (property): a bias on `v` changes no result.
 
     from autograder.checks import check
     check("AdditiveAttention", AdditiveAttention, "values")
@@ -22,6 +24,7 @@ from functools import partial
 import torch
 
 from autograder import reference
+from learner_kit import harness, probes
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
@@ -107,6 +110,17 @@ def _weights_before_dropout(outcome, case):
     return ""
 
 
+def _exercise_parameters(outcome, case):
+    """The scorer has exactly the exercise's parameters (w_q, w_k, v, all without bias). A bias on v changes no result
+    (it adds the same number to every score of a row, which the softmax cancels), so only this property sees it."""
+    if not outcome.weight_problems:
+        return ""
+    extra = "v.bias" in " ".join(outcome.weight_problems)
+    return tr("Parameter names differ from the exercise's.") + " " + " ".join(outcome.weight_problems) + (tr(
+        " A bias on v adds the same number to every score of a row, which the softmax cancels: a parameter that never "
+        "learns (its gradient is always 0). The exercise builds v = nn.Linear(d_hidden, 1, bias=False).") if extra else "")
+
+
 def _case(seed, lead, label, l_q=L_Q, l_k=L_K, mask=None, dropout=None, grad=False, **fields):
     """Inputs with leading axes `lead` (float64, cast per aspect); `fields` go to Case."""
     args = inputs.normal(seed, query=(*lead, l_q, D_K), key=(*lead, l_k, D_K), value=(*lead, l_k, D_V))
@@ -158,7 +172,8 @@ register(UnitSpec(
     probes=lambda: [_mixed(301), _case(302, (B,), tr("3-D inputs (batch, position, feature)"))],
     mutants=_mutants(_AdditiveAttention, (-2, 1, 0)),
     knobbed=_AdditiveAttention,
-    properties=(_weights_before_dropout, ("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
+    properties=(_exercise_parameters, _weights_before_dropout, ("rows_sum_to_one", "weights"),
+                ("masked_zero", "weights", "mask")),
     picture="weights",
     weight_noise=NOISE,
 ))
@@ -202,6 +217,27 @@ def _dropout_not_in_score():
               "weights. Give it to self.score.")
 
 
+def _dropout_not_on_heads_output(outcome, case):
+    """With dropout p = 0.5 in training mode, what reaches w_o is the heads' output computed from dropped weights: not
+    the heads' output itself dropped (every number either 0 or doubled), which a dropout that drops everything (the
+    property above) cannot tell apart from dropped weights."""
+    args = [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
+    try:
+        plain = probes.probe("input_reaching", outcome.instance, "w_o", 0.0, *args)
+        dropped = probes.probe("input_reaching", outcome.instance, "w_o", 0.5, *args)
+    except Exception:  # noqa: BLE001 - an error here is the values aspect's to name
+        return ""
+    if not isinstance(plain, torch.Tensor) or not isinstance(dropped, torch.Tensor) or plain.shape != dropped.shape:
+        return ""  # w_o not called as a module (F.linear with its weight): nothing to read
+    zero = dropped == 0
+    doubled = torch.isclose(dropped, 2 * plain, rtol=1e-5, atol=1e-6) & (plain != 0)
+    if bool((zero | doubled).all()) and bool(zero.any()) and bool(doubled.any()):
+        return tr("With dropout p = 0.5 in training mode, every number reaching w_o is either 0 or doubled: the dropout "
+                  "acts on the heads' output, not on the attention weights. Give self.dropout to self.score, which "
+                  "applies it to the weights before they multiply the values.")
+    return ""
+
+
 def _self_attention(seed):
     x = inputs.normal(seed, x=(B, L_K, D_MODEL))["x"]
     label = tr("self-attention: query, key and value are one tensor")
@@ -225,7 +261,7 @@ register(UnitSpec(
     mutants=_mutants(_AdditiveMultiHeadAttention, (-2, 1)),
     knobbed=_AdditiveMultiHeadAttention,
     properties=(partial(dropout_reaches_weights, explain_failures=True, missing=_dropout_not_in_score),
-                ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
+                _dropout_not_on_heads_output, ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",
     weight_noise=0.3,

@@ -323,3 +323,40 @@ class AdditiveMaskFillZero(_Scorer):
             scores = scores.masked_fill(mask == 0, 0.0)
         weights = scores.softmax(dim=-1)
         return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+# ------------------------------------------------------------------ issue 33: wrong, and passed the visible test
+
+
+@bug("AdditiveAttention", "property-violated", "properties", visible="wrong-interface")
+class AdditiveBiasOnV(_Scorer):
+    """v with a bias (nn.Linear's default): every result right, since the softmax cancels a constant, but not the
+    exercise's parameters (bias=False)."""
+
+    def __init__(self, d_k, d_hidden):
+        super().__init__(d_k, d_hidden)
+        self.v = nn.Linear(d_hidden, 1)
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        weights = scores.softmax(dim=-1)
+        return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug("AdditiveMultiHeadAttention", "property-violated", "properties", visible=(
+    "property-violated", {"AdditiveAttention": AdditiveUnsqueeze}))
+class AdditiveMHADropoutOnHeadsOutput(_MultiHeadAttention):
+    """self.dropout on the merged heads' output, before w_o, not on the weights: with p = 1 it looks the same."""
+
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__(d_model, n_head, dropout)
+        self.score = AdditiveUnsqueeze(self.d_k, self.d_k)
+
+    def forward(self, query, key, value, mask=None):
+        b = query.size(0)
+        q, k, v = (layer(x).view(b, -1, self.n_head, self.d_k).transpose(1, 2)
+                   for layer, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
+        out, self.attn = self.score(q, k, v, mask)
+        return self.w_o(self.dropout(out.transpose(1, 2).reshape(b, -1, self.n_head * self.d_k)))

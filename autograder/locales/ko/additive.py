@@ -31,4 +31,14 @@ TRANSLATIONS = {
         "self.dropout을 self.score에 넘기세요.",
     "self-attention: query, key and value are one tensor": "셀프 어텐션: query, key, value가 모두 같은 텐서",
     "cross-attention with L_q = L_k = 4": "L_q = L_k = 4인 크로스 어텐션",
+    " A bias on v adds the same number to every score of a row, which the softmax cancels: a parameter that never "
+    "learns (its gradient is always 0). The exercise builds v = nn.Linear(d_hidden, 1, bias=False).":
+        " v의 편향은 한 행의 모든 점수에 같은 수를 더하고, 소프트맥스가 그것을 지워 버립니다. 결코 학습되지 않는 "
+        "파라미터입니다(기울기가 늘 0입니다). 과제는 v = nn.Linear(d_hidden, 1, bias=False)로 만듭니다.",
+    "With dropout p = 0.5 in training mode, every number reaching w_o is either 0 or doubled: the dropout "
+    "acts on the heads' output, not on the attention weights. Give self.dropout to self.score, which "
+    "applies it to the weights before they multiply the values.":
+        "학습 모드에서 드롭아웃 p = 0.5일 때 w_o에 들어가는 수는 모두 0이거나 두 배입니다. 드롭아웃이 어텐션 가중치가 "
+        "아니라 헤드들의 출력에 적용되고 있습니다. self.dropout을 self.score에 넘기세요. 그러면 가중치가 밸류와 "
+        "곱해지기 전에 가중치에 드롭아웃을 적용합니다.",
 }
