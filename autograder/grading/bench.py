@@ -11,7 +11,9 @@ how long workers sat idle while submissions were still waiting (from OUT/logs/ta
 fails if the scores differ. With --kernel-run, the class is graded again with nbgrader's kernel
 running each notebook too (the pipeline before the one run). With --loop, the class is graded
 again with one more student whose scaled_dot_product_attention never returns, to show what one
-endless loop costs the others.
+endless loop costs the others. With --mistakes, a class of the same size that makes mistakes is
+graded too: each student makes one typical mistake in each notebook (MISTAKES, taken in turn, so
+that the class holds each of them), and its time per notebook is printed next to the perfect class's.
 """
 import argparse
 import json
@@ -32,6 +34,38 @@ from autograder.grading.source import load_assignment
 from autograder.paths import ROOT, SOLUTIONS, assignment_ids, put_python_scripts_on_path
 
 ENDLESS = "def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):\n    while True:\n        pass\n"
+
+# Typical mistakes, per notebook: (the answer cell's grade_id, the solution's text, the learner's). Some have a
+# misconception id, some are told only where they part from the reference (learner_kit.locate).
+MISTAKES = {
+    "01-attention": [("scaled_dot_product_attention", "weights = torch.softmax(scores, dim=-1)",
+                      "weights = torch.softmax(scores, dim=-2)"),
+                     ("scaled_dot_product_attention", "/ math.sqrt(d_k)", "")],
+    "02-multi-head": [("MultiHeadAttention", "v = split_heads(self.w_v(value), self.n_head)",
+                       "v = split_heads(self.w_v(key), self.n_head)"),
+                      ("split_heads", "x = x.transpose(1, 2)", "x = x.transpose(2, 1).transpose(1, 3)")],
+    "03-add-norm": [("LayerNorm", "var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)",
+                     "var = (x ** 2).mean(dim=-1, keepdim=True)"),
+                    ("AddNorm", "return self.norm(x + dropped)", "return x + self.norm(dropped)")],
+    "04-feed-forward": [("PositionwiseFeedForward", "return self.w_2(self.dropout(hidden))",
+                         "return torch.relu(self.w_2(self.dropout(hidden)))"),
+                        ("PositionwiseFeedForward", "hidden = torch.relu(self.w_1(x))", "hidden = self.w_1(x)")],
+    "05-encoder": [("EncoderLayer", "return self.norm2(x + self.dropout2(ffn_out))", "return self.norm2(self.dropout2(ffn_out))"),
+                   ("Embeddings", "return vectors * math.sqrt(self.d_model)", "return vectors")],
+    "06-masks": [("make_subsequent_mask", "allowed = torch.tril(ones)", "allowed = torch.tril(ones, diagonal=1)"),
+                 ("make_pad_mask", "keep = tokens != pad_idx", "keep = tokens == pad_idx")],
+    "07-decoder": [("DecoderLayer", "x = self.norm2(x + self.dropout2(self.cross_attn(x, memory, memory, src_mask)))",
+                    "x = self.norm2(self.dropout2(self.cross_attn(x, memory, memory, src_mask)))"),
+                   ("DecoderLayer", "self.cross_attn(x, memory, memory, src_mask)", "self.cross_attn(x, x, x, src_mask)")],
+    "08-generator": [("Generator", "return F.log_softmax(logits, dim=-1)", "return F.softmax(logits, dim=-1)"),
+                     ("Generator", "return F.log_softmax(logits, dim=-1)", "return F.log_softmax(logits, dim=0)")],
+    "09-additive-attention": [("AdditiveAttention", "scores = self.v(torch.tanh(q + k)).squeeze(-1)",
+                               "scores = self.v(q + k).squeeze(-1)"),
+                              ("AdditiveAttention", "weights = torch.softmax(scores, dim=-1)",
+                               "weights = torch.softmax(scores, dim=-2)")],
+    "10-train": [("noam_rate", "step = max(step, 1)", "step = step + 1"),
+                 ("LabelSmoothingLoss", "true_dist[:, self.pad_idx] = 0", "")],
+}
 
 
 def timed_run(command, **kwargs):
@@ -146,6 +180,23 @@ def write_class(folder: Path, assignments, students, endless=None):
             shutil.copyfile(source, folder / endless / assignment / source.name)
 
 
+def write_mistaken_class(folder: Path, assignments, students):
+    """Every student makes one of MISTAKES in each notebook (in turn); an assignment without any is copied."""
+    for assignment in assignments:
+        source = SOLUTIONS / assignment / f"{assignment}.ipynb"
+        mistakes = MISTAKES.get(assignment, [])
+        for number, student in enumerate(students):
+            (folder / student / assignment).mkdir(parents=True)
+            notebook = nbformat.read(str(source), as_version=4)
+            if mistakes:
+                grade_id, right, wrong = mistakes[number % len(mistakes)]
+                cells = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
+                if not cells or right not in cells[0].source:
+                    sys.exit(f"bench: {assignment}'s {grade_id} no longer holds {right!r}: update MISTAKES")
+                cells[0].source = cells[0].source.replace(right, wrong, 1)
+            nbformat.write(notebook, str(folder / student / assignment / source.name))
+
+
 def report(label, seconds, notebooks, startup, idle):
     print(f"{label:<38}: {seconds:7.1f} s  ({seconds / notebooks:.2f} s per notebook)")
     if startup:
@@ -162,6 +213,8 @@ def main(argv=None):
     parser.add_argument("--loop", action="store_true", help="also grade the class with one endless-loop student")
     parser.add_argument("--scheduler", help="grade ours on this Dask cluster instead of --jobs local workers")
     parser.add_argument("--no-stock", action="store_true", help="skip stock nbgrader (it takes minutes per assignment)")
+    parser.add_argument("--mistakes", action="store_true",
+                        help="also grade a class of the same size in which every student makes a typical mistake")
     parser.add_argument("--kernel-run", action="store_true",
                         help="also grade the class with --kernel-run (each notebook run twice, as before the one run)")
     args = parser.parse_args(argv)
@@ -182,6 +235,18 @@ def main(argv=None):
         seconds, our_scores, startup, idle = ours(scratch / "submitted", scratch / "ours", args.jobs, args.scheduler)
         report(f"autograder grade {where}", seconds, notebooks, startup, idle)
         report_phases(scratch / "ours", seconds, notebooks, startup, args.jobs)
+        if args.mistakes:
+            write_mistaken_class(scratch / "mistaken", assignments, students)
+            wrong_s, wrong_scores, wrong_startup, wrong_idle = ours(scratch / "mistaken", scratch / "ours-mistaken",
+                                                                   args.jobs, args.scheduler)
+            report(f"a class making mistakes, {where}", wrong_s, notebooks, wrong_startup, wrong_idle)
+            report_phases(scratch / "ours-mistaken", wrong_s, notebooks, wrong_startup, args.jobs)
+            lost = sum(our_scores.values()) - sum(wrong_scores.values())
+            print(f"{'mistakes / perfect, per notebook':<38}: {wrong_s / seconds:.2f}x ({wrong_s / notebooks:.2f} s vs "
+                  f"{seconds / notebooks:.2f} s); points lost to the mistakes: {lost:g}")
+            if lost <= 0:
+                print("the class making mistakes lost no points")
+                code = 1
         if args.kernel_run:
             twice_s, twice_scores, twice_startup, twice_idle = ours(scratch / "submitted", scratch / "ours-kernel",
                                                                     args.jobs, args.scheduler, ["--kernel-run"])
