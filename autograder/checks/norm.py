@@ -134,14 +134,19 @@ def _eps_used(outcome, case):
     """LayerNorm(d_model, eps) uses the eps it is given: a fresh LayerNorm(d_model, 0.1) gives what the exercise's
     gives (a hard-coded 1e-5 passes every case built with the default eps)."""
     x = case.inputs["x"].detach()
+    quiet = _x(156).inputs["x"].to(x.dtype)  # a position whose variance is below the default eps: eps shows there
     try:
         given = probes.probe("training_call", outcome.instance, (D_MODEL, _OTHER_EPS), 0, x)["evaluation"]
         default = probes.probe("training_call", outcome.instance, (D_MODEL,), 0, x)["evaluation"]
+        default_quiet = probes.probe("training_call", outcome.instance, (D_MODEL,), 0, quiet)["evaluation"]
     except Exception as error:  # noqa: BLE001 - the learner's constructor or forward may raise anything
         return tr("Building LayerNorm({d_model}, eps={eps}) and calling it raised {error}", d_model=D_MODEL,
                   eps=_OTHER_EPS, error=harness.describe_error(error))
     with harness.isolated(default_dtype=x.dtype), torch.no_grad():
         want = reference.LayerNorm(D_MODEL, _OTHER_EPS).to(x.dtype)(x)
+        want_quiet = reference.LayerNorm(D_MODEL).to(x.dtype)(quiet)
+    if not isinstance(default_quiet, torch.Tensor) or not harness.close(default_quiet, want_quiet):
+        return ""  # wrong with the default eps already (eps outside the root, eps ** 2, ...): the values aspect names it
     if not isinstance(given, torch.Tensor) or given.shape != want.shape or harness.close(given, want):
         return ""  # a result of the wrong kind is the values aspect's to name
     if isinstance(default, torch.Tensor) and default.shape == given.shape and harness.close(given, default):
