@@ -158,8 +158,10 @@ def run(target, call, case, guard=None, backprop=None, trace=False, built=None):
                     with Recorder(args, outcome.instance) as recorder:
                         try:
                             result = function(*args.values())
-                        finally:
-                            outcome.trace = recorder.record()
+                        except BaseException:
+                            outcome.trace = {**recorder.record(), "raised": True}
+                            raise
+                        outcome.trace = recorder.record()
                 else:
                     result = function(*args.values())
         except Exception as error:  # the learner's code may raise anything

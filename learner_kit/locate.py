@@ -28,7 +28,7 @@ from learner_kit.trace import SHAPE_ONLY
 HEADING = "Where it parts from the reference:"  # the start of every located sentence, in English (is_located)
 # Ids that state a symptom: where no known mistake explains one, a message also says where the learner's
 # computation parts from the reference's, where that can be said for sure.
-LOCATABLE_IDS = ("wrong-values", "property-violated", "nan", "shape", "wrong-gradients")
+LOCATABLE_IDS = ("wrong-values", "property-violated", "nan", "shape", "wrong-gradients", "runtime-error")
 
 
 def heading():
@@ -55,6 +55,17 @@ def locate(learner, reference, inputs, results=None):
     except (RuntimeError, TypeError, ValueError, IndexError, KeyError):  # a record of unexpected shape
         return ""
     return f"{heading()} {found}" if found else ""
+
+
+def rearranged(got, wanted):
+    """Whether `got` holds exactly `wanted`'s numbers, in another order or shape (a transpose, a view)."""
+    if not isinstance(got, torch.Tensor) or got.numel() != wanted.numel() or got.numel() < 2 \
+            or got.dtype != wanted.dtype or same(got, wanted):
+        return False
+    a, b = got.detach().reshape(-1), wanted.detach().reshape(-1)
+    if a.is_floating_point():
+        a, b = a.double(), b.double()
+    return same(a.sort().values, b.sort().values) and not same(a, b)
 
 
 def _usable(record):
@@ -85,7 +96,72 @@ class _Comparison:
     # ------------------------------------------------------------------ the order of the checks
 
     def where(self):
+        if self.learner.get("raised"):  # the learner's code raised: only the step that raised is told
+            return self.raised()
         return self.calls() or self.operators() or ""
+
+    # ------------------------------------------------------------------ 0. the step that raised an error
+
+    def raised(self):
+        """Where the learner's own operator raised: what it was given, and what the reference's gets."""
+        ops, calls = self.learner["ops"], self.learner["calls"]
+        failed_calls = [c for c in calls if c.get("depth") == 0 and c.get("raised")]
+        if failed_calls and (not ops or not ops[-1].get("raised") or failed_calls[-1].get("op_index", 0) >= len(ops)):
+            return self._raised_call(failed_calls[-1])
+        if not ops or not ops[-1].get("raised"):
+            return ""
+        failed = ops[-1]
+        given = self._inputs_of(failed, self.learner)
+        words = harness_joined([self._learner_words(value) for value in given if isinstance(value, torch.Tensor)])
+        text = tr("the error comes from your {step}, given {values}.", step=_kind(failed), values=words or tr("(none)"))
+        twin = self._reference_twin(failed, given)
+        if twin is not None:
+            theirs = [v for v in self._inputs_of(twin, self.reference) if isinstance(v, torch.Tensor)]
+            text += " " + tr("The reference's {step} at that point gets tensors of shapes {shapes}.", step=_kind(twin),
+                             shapes=", ".join(str(tuple(v.shape)) for v in theirs))
+        return text
+
+    def _raised_call(self, failed):
+        """The learner's submodule call that raised: what it was given, and what the reference's same call gets."""
+        name = failed["name"]
+        given = [v for v in failed["args"].values() if isinstance(v, torch.Tensor)]
+        words = harness_joined([self._learner_words(value) for value in given]) or tr("(none)")
+        text = tr("the error comes from your call of `self.{name}`, given {values}.", name=name, values=words)
+        number = sum(1 for c in self.learner["calls"][:self.learner["calls"].index(failed)]
+                     if c.get("depth") == 0 and c["name"] == name)
+        theirs = [c for c in self.reference["calls"] if c.get("depth") == 0 and c["name"] == name]
+        if number < len(theirs):
+            shapes = [str(tuple(v.shape)) for v in theirs[number]["args"].values() if isinstance(v, torch.Tensor)]
+            text += " " + tr("The reference calls it there with tensors of shapes {shapes}.", shapes=", ".join(shapes))
+        return text
+
+    def _reference_twin(self, failed, given):
+        """The reference's operator of the same kind that shares an input value with the one that raised."""
+        for op in self.reference["ops"]:
+            if _kind(op) != _kind(failed):  # the same kind of step (torch.matmul and aten's bmm alike)
+                continue
+            theirs = self._inputs_of(op, self.reference)
+            if any(same(a, b) or rearranged(a, b) for a in given if isinstance(a, torch.Tensor)
+                   for b in theirs if isinstance(b, torch.Tensor)):
+                return op
+        return None
+
+    def _learner_words(self, value):
+        """Words for a tensor of the learner's computation, told by the reference's values where one is equal."""
+        shape = tuple(value.shape)
+        named = self._named(value)
+        if named:
+            return tr("{words} (shape {shape})", words=named, shape=shape)
+        for index, op in enumerate(self.reference["ops"]):
+            if same(value, op.get("output")):
+                origin = self._origin(("op", index))  # a view of a step is told by the step
+                if origin is not None and origin[0] == "op":
+                    return tr("the same {step} as the reference's (shape {shape})",
+                              step=_step(self.reference["ops"][origin[1]]), shape=shape)
+        for known, words in self.known:
+            if rearranged(value, known):
+                return tr("{words} rearranged (shape {shape})", words=words, shape=shape)
+        return tr("a tensor of shape {shape}", shape=shape)
 
     # ------------------------------------------------------------------ 1. submodule calls
 
@@ -95,6 +171,12 @@ class _Comparison:
             if call.get("depth") == 0:
                 mine.setdefault(call["name"], []).append(call)
         aliases = {alias: call["name"] for call in self.learner["calls"] for alias in call.get("aliases", ())}
+        theirs_named = {call["name"] for call in self.reference["calls"] if call.get("depth") == 0}
+        for call in self.learner["calls"]:
+            shared = [alias for alias in call.get("aliases", ()) if alias in theirs_named]
+            if len(shared) > 1:
+                return tr("`self.{name}` and `self.{other}` are one and the same module in your code; the reference "
+                          "has two separate ones.", name=shared[1], other=shared[0])
         seen = {}
         for theirs in self.reference["calls"]:
             if theirs.get("depth") != 0 or theirs.get("kind") == "Dropout":
@@ -154,6 +236,8 @@ class _Comparison:
                         return tr("what the reference passes less {words} (that term is missing)", words=words)
                     if same(got, wanted + value) if value.shape == got.shape else False:
                         return tr("what the reference passes plus {words} (a term too many)", words=words)
+        if isinstance(wanted, torch.Tensor) and rearranged(got, wanted):
+            return tr("the reference's numbers in another arrangement (shape {shape})", shape=tuple(got.shape))
         if isinstance(wanted, torch.Tensor) and got.shape != wanted.shape:
             return tr("a tensor of shape {shape} (the reference's has shape {wanted})", shape=tuple(got.shape),
                       wanted=tuple(wanted.shape))
@@ -303,6 +387,9 @@ def _results(learner, reference, inputs, results):
             if op["op"] not in SHAPE_ONLY and same(value.detach(), op.get("output")):
                 return tr("your `{name}` holds the values of the reference's {step}, not its final `{name}`.",
                           name=name, step=_step(op))
+        if rearranged(value, wanted.detach()):
+            return tr("your `{name}` holds the reference's numbers, but in another arrangement: look at the "
+                      "order of the axes (a transpose, a view, a reshape).", name=name)
     return ""
 
 

@@ -16,8 +16,10 @@ sandbox crosses to the grader like any result. It holds no solution: the referen
 made by the checks, on the grader's side, and stored as numbers for the visible checks.
 """
 import inspect
+import sys
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
@@ -36,6 +38,13 @@ SHAPE_ONLY = frozenset({
     "unflatten", "movedim", "narrow", "index_select", "resolve_conj", "resolve_neg", "_conj", "stack", "cat",
     "set_", "_assert_tensor_metadata", "empty_strided", "_reshape_copy", "dropout", "native_dropout",
 })
+
+
+def _bare(name):
+    return name.lstrip("_")
+
+
+SHAPE_ONLY = frozenset(map(_bare, SHAPE_ONLY))
 
 
 def op_name(func):
@@ -59,7 +68,8 @@ class Recorder(TorchDispatchMode):
         for name, value in inputs.items():
             if isinstance(value, torch.Tensor):
                 self._source(value, ("input", name))
-        self.handles = []
+        self.handles, self.raised = [], False
+        self.functions = _RaisedFunctions(self)
         if isinstance(module, torch.nn.Module):
             self._hook(module)
 
@@ -97,6 +107,8 @@ class Recorder(TorchDispatchMode):
             open_calls = self.open.get(id(sub)) or [None]
             opened = open_calls.pop() if open_calls else None
             first = tree_flatten(output)[0][:1] if output is not None else []
+            if opened is not None and output is None and sys.exc_info()[0] is not None:
+                opened[1]["raised"] = True  # the call is ending with an exception (always_call)
             if opened is not None and first and isinstance(first[0], torch.Tensor):
                 index, entry = opened
                 entry["output"] = self._kept(first[0])
@@ -121,13 +133,23 @@ class Recorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        result = func(*args, **kwargs)
+        try:
+            result = func(*args, **kwargs)
+        except Exception:
+            self.raised_here(func, args, kwargs)
+            raise
         if self.depth == 0 and not self.full:
             if len(self.ops) >= MAX_OPS:
                 self.full = True
             else:
                 self._record_op(func, args, kwargs, result)
         return result
+
+    def raised_here(self, func, args, kwargs):
+        """Record the step that raised, with what it was given (once: the innermost level that saw it)."""
+        if self.depth == 0 and not self.full and len(self.ops) < MAX_OPS and not self.raised:
+            self.raised = True
+            self._record_op(func, args, kwargs, None)
 
     def _record_op(self, func, args, kwargs, result):
         flat, _ = tree_flatten((args, kwargs))
@@ -139,6 +161,11 @@ class Recorder(TorchDispatchMode):
                 plain.append(value)
             elif isinstance(value, torch.dtype):
                 plain.append(str(value))
+        if result is None:  # it raised
+            shapes = [list(t.shape) for t in flat if isinstance(t, torch.Tensor)]
+            self.ops.append({"op": op_name(func), "args": plain, "inputs": inputs, "output": None, "raised": True,
+                             "shapes": shapes})
+            return
         outputs = [t for t in tree_flatten(result)[0] if isinstance(t, torch.Tensor)]
         if not outputs:
             return
@@ -161,7 +188,13 @@ class Recorder(TorchDispatchMode):
         with torch._C.DisableTorchFunctionSubclass():
             return tensor.detach().to("cpu", copy=True)
 
+    def __enter__(self):
+        entered = super().__enter__()
+        self.functions.__enter__()
+        return entered
+
     def __exit__(self, *exc):
+        self.functions.__exit__(*exc)
         for handle in self.handles:
             handle.remove()
         self.handles = []
@@ -170,3 +203,19 @@ class Recorder(TorchDispatchMode):
     def record(self):
         """The record as plain data: {"calls": [...], "ops": [...], "complete": bool}."""
         return {"calls": self.calls, "ops": self.ops, "complete": not self.full}
+
+
+class _RaisedFunctions(TorchFunctionMode):
+    """The PyTorch function that raised, where no operator below it did: a matrix product's shapes are checked
+    before any operator runs."""
+
+    def __init__(self, recorder):
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        try:
+            return func(*args, **(kwargs or {}))
+        except Exception:
+            self.recorder.raised_here(func, args, kwargs or {})
+            raise

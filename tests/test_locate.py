@@ -127,6 +127,24 @@ def test_results_in_the_wrong_order_are_told_so():
     assert "holds the values the reference returns as" in text
 
 
+def test_an_error_is_told_at_the_operator_that_raised_with_what_it_was_given():
+    candidate = learner_unit("scaled_dot_product_attention", "return dropped @ value, weights",
+                             "return dropped @ value.transpose(-2, -1), weights")
+    text = message("scaled_dot_product_attention", candidate)
+    assert text.startswith("[runtime-error]")
+    assert "the error comes from your matrix product, given the same softmax over axis -1 as the reference's " \
+           "(shape (2, 3, 5)) and `value` rearranged (shape (2, 7, 5))" in text
+    assert "The reference's matrix product at that point gets tensors of shapes (2, 3, 5), (2, 5, 7)." in text
+
+
+def test_an_error_outside_any_operator_is_not_located():
+    def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+        weights = (query @ key.transpose(-2, -1)).softmax(-1)
+        raise ValueError("my own check failed")
+
+    assert not is_located(message("scaled_dot_product_attention", scaled_dot_product_attention))
+
+
 # --------------------------------------------------------------------------- what locate never does
 
 def test_a_right_answer_written_otherwise_parts_nowhere():
@@ -175,5 +193,5 @@ def test_a_forged_record_from_the_sandbox_is_rebuilt_or_refused(forged):
     spec = UNITS["LayerNorm"]
     call, case = spec.build_call(), spec.cases["values"]()[0]
     theirs = harness.run(spec.reference, call, case, trace=True).trace
-    assert rebuilt is None or set(rebuilt) == {"calls", "ops", "complete"}
+    assert rebuilt is None or set(rebuilt) == {"calls", "ops", "complete", "raised"}
     assert isinstance(locate(rebuilt, theirs, case.inputs), str)  # never raises

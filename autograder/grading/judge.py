@@ -400,10 +400,11 @@ def _trace(record):
               "output": tensor(call.get("output"))}
              for call in record["calls"] if isinstance(call, dict) and isinstance(call.get("name"), str)]
     ops = [{"op": op["op"], "args": [a for a in op.get("args") or () if isinstance(a, (bool, int, float, str))],
-            "inputs": [source(s) for s in op.get("inputs") or ()], "output": tensor(op.get("output"))}
+            "inputs": [source(s) for s in op.get("inputs") or ()], "output": tensor(op.get("output")),
+            "raised": op.get("raised") is True}
            for op in record["ops"] if isinstance(op, dict) and isinstance(op.get("op"), str)]
     complete = record.get("complete") is True and len(calls) == len(record["calls"]) and len(ops) == len(record["ops"])
-    return {"calls": calls, "ops": ops, "complete": complete}
+    return {"calls": calls, "ops": ops, "complete": complete, "raised": record.get("raised") is True}
 
 
 def _on_device(tensor, device, session):

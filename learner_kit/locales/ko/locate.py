@@ -80,3 +80,26 @@ TRANSLATIONS = {
         "여러분의 forward는 `self.{name}`을(를) 한 번도 부르지 않습니다. 기준 구현은 부릅니다.",
     "{kind} over axis {axis}": "축 {axis}에 대한 {kind}",
 }
+TRANSLATIONS.update({
+    "the reference's numbers in another arrangement (shape {shape})":
+        "기준 구현과 같은 수들을 다른 배치로 담은 값(모양 {shape})",
+    "your `{name}` holds the reference's numbers, but in another arrangement: look at the order of the axes "
+    "(a transpose, a view, a reshape).":
+        "여러분의 `{name}`에는 기준 구현과 같은 수들이 들어 있지만 배치가 다릅니다. 축의 순서를 살펴보세요"
+        "(transpose, view, reshape).",
+})
+TRANSLATIONS.update({
+    "the error comes from your {step}, given {values}.": "오류는 여러분의 {step}에서 납니다. 받은 값: {values}.",
+    "The reference's {step} at that point gets tensors of shapes {shapes}.":
+        "기준 구현의 같은 자리의 {step}은(는) 모양이 {shapes}인 텐서를 받습니다.",
+    "{words} (shape {shape})": "{words}(모양 {shape})",
+    "the same {step} as the reference's (shape {shape})": "기준 구현과 같은 {step} 결과(모양 {shape})",
+    "{words} rearranged (shape {shape})": "배치를 바꾼 {words}(모양 {shape})",
+    "a tensor of shape {shape}": "모양이 {shape}인 텐서",
+})
+TRANSLATIONS.update({
+    "the error comes from your call of `self.{name}`, given {values}.":
+        "오류는 여러분이 `self.{name}`을(를) 부른 곳에서 납니다. 받은 값: {values}.",
+    "The reference calls it there with tensors of shapes {shapes}.":
+        "기준 구현은 그 자리에서 모양이 {shapes}인 텐서로 부릅니다.",
+})
