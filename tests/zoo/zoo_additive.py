@@ -360,3 +360,20 @@ class AdditiveMHADropoutOnHeadsOutput(_MultiHeadAttention):
                    for layer, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
         out, self.attn = self.score(q, k, v, mask)
         return self.w_o(self.dropout(out.transpose(1, 2).reshape(b, -1, self.n_head * self.d_k)))
+
+
+@bug("AdditiveMultiHeadAttention", "property-violated", "properties", visible=(
+    "property-violated", {"AdditiveAttention": AdditiveUnsqueeze}))
+class AdditiveMHADropoutAfterWo(_MultiHeadAttention):
+    """self.dropout on the module's output, after w_o, not on the weights."""
+
+    def __init__(self, d_model, n_head, dropout=0.1):
+        super().__init__(d_model, n_head, dropout)
+        self.score = AdditiveUnsqueeze(self.d_k, self.d_k)
+
+    def forward(self, query, key, value, mask=None):
+        b = query.size(0)
+        q, k, v = (layer(x).view(b, -1, self.n_head, self.d_k).transpose(1, 2)
+                   for layer, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
+        out, self.attn = self.score(q, k, v, mask)
+        return self.dropout(self.w_o(out.transpose(1, 2).reshape(b, -1, self.n_head * self.d_k)))
