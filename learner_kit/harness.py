@@ -139,6 +139,7 @@ def run(target, call, case, guard=None, backprop=None, trace=False, built=None):
             target.run_case(call, case, guard, backprop)
     args = {name: fresh(value) for name, value in case.inputs.items()}
     outcome = Outcome(inputs=args)
+    recorder = _recorder(args) if trace else None
     with isolated(default_dtype=case.dtype if case.dtype == torch.float64 else torch.float32), bound(target, call.bindings):
         try:
             with guard if guard is not None else contextlib.nullcontext():
@@ -147,32 +148,37 @@ def run(target, call, case, guard=None, backprop=None, trace=False, built=None):
                     outcome.instance = function = built
                 elif call.init is not None:
                     seed(0)
-                    outcome.instance = function = target(*call.init)
+                    with recorder if recorder is not None else contextlib.nullcontext():  # what __init__ computes
+                        outcome.instance = function = target(*call.init)
                     outcome.weight_problems = load_weights(function, call.weights)
+                    if recorder is not None and set(call.weights or ()) & {n for n, _ in function.named_buffers()}:
+                        recorder.forget_construction()  # the buffers __init__ made are replaced by the reference's
                     function.eval().to(device=case.device, dtype=case.dtype)
                 if case.torch_seed is not None:
                     seed(case.torch_seed)
-                if trace:
-                    from learner_kit.trace import Recorder
-
-                    with Recorder(args, outcome.instance) as recorder:
-                        try:
-                            result = function(*args.values())
-                        except BaseException:
-                            outcome.trace = {**recorder.record(), "raised": True}
-                            raise
-                        outcome.trace = recorder.record()
-                else:
+                if recorder is not None:
+                    recorder.watch(outcome.instance)
+                with recorder if recorder is not None else contextlib.nullcontext():
                     result = function(*args.values())
         except Exception as error:  # the learner's code may raise anything
             outcome.error, outcome.error_type = error, type(error).__name__
             mark_learner_line(error, target)
+            if recorder is not None:
+                outcome.trace = {**recorder.record(), "raised": True}
             return outcome
+    if recorder is not None:
+        outcome.trace = recorder.record()
     outcome.outputs, outcome.problem = read_outputs(result, outcome.instance, call.outputs)
     outcome.modified = tuple(name for name in args if _changed(args[name], case.inputs[name]))
     if backprop and outcome.outputs is not None:
         outcome.backprop_failure = backpropagate(outcome, backprop)
     return outcome
+
+
+def _recorder(args):
+    from learner_kit.trace import Recorder  # only where a trace is asked for: it imports torch's dispatch modes
+
+    return Recorder(args)
 
 
 def unit_globals(target):

@@ -25,6 +25,15 @@ from learner_kit.harness import joined as harness_joined
 from learner_kit.i18n import tr
 from learner_kit.trace import SHAPE_ONLY
 
+# Operators that draw random numbers (a layer's initial weights): never a place where two computations part
+RANDOM = frozenset({"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_",
+                    "geometric_", "rand", "randn", "randint", "randperm", "normal", "uniform", "bernoulli",
+                    "multinomial", "native_dropout", "dropout"})
+# Operators that make a new tensor (filled with one value, a range, uninitialised) from a shape alone
+MADE = frozenset({"full_like", "zeros_like", "ones_like", "empty_like", "full", "zeros", "ones", "empty", "arange",
+                  "scalar_tensor", "new_zeros", "new_ones", "new_full", "new_empty", "empty_strided", "lift_fresh",
+                  "lift_fresh_copy", "fill_", "fill", "zero_"})
+
 HEADING = "Where it parts from the reference:"  # the start of every located sentence, in English (is_located)
 # Ids that state a symptom: where no known mistake explains one, a message also says where the learner's
 # computation parts from the reference's, where that can be said for sure.
@@ -66,6 +75,12 @@ def rearranged(got, wanted):
     if a.is_floating_point():
         a, b = a.double(), b.double()
     return same(a.sort().values, b.sort().values) and not same(a, b)
+
+
+def _constant(value):
+    """Whether a tensor holds one number only (all its entries equal)."""
+    flat = value.detach().reshape(-1)
+    return flat.numel() <= 1 or bool((flat == flat[0]).all())
 
 
 def _usable(record):
@@ -273,12 +288,14 @@ class _Comparison:
         ops, pool = self.reference["ops"], self._learner_values()
         found = [isinstance(op.get("output"), torch.Tensor) and
                  any(same(value, op["output"]) for value in pool.get(tuple(op["output"].shape), ())) for op in ops]
-        later = self._found_later(ops, found)
+        # a value with one number repeated (a column set to 0) proves nothing of what came before it
+        later = self._found_later(ops, [hit and not _constant(op["output"]) for hit, op in zip(found, ops)])
         for index, op in enumerate(ops):
-            if op["op"] in SHAPE_ONLY or found[index] or later[index] or not isinstance(op.get("output"), torch.Tensor):
+            if op["op"] in SHAPE_ONLY or op["op"] in RANDOM or found[index] or later[index] \
+                    or not isinstance(op.get("output"), torch.Tensor):
                 continue
             sources = [self._origin(source) for source in op.get("inputs", ())]
-            if not all(origin is None or (origin[0] != "op" or found[origin[1]]) for origin in sources):
+            if not all(origin is None or origin[0] != "op" or found[origin[1]] for origin in sources):
                 continue
             words = harness_joined([self._source_words(origin) for origin in sources if origin is not None])
             detail = self._same_operator(op) or self._reshaped(op, pool)
@@ -302,25 +319,33 @@ class _Comparison:
         kind, where = source
         seen = 0
         while kind == "op" and self.reference["ops"][where]["op"] in SHAPE_ONLY and seen < 50:
-            inputs = self.reference["ops"][where].get("inputs") or []
-            if not inputs:
-                return None  # a constant
+            op = self.reference["ops"][where]
+            inputs = op.get("inputs") or []
+            if op["op"] in MADE or not inputs:
+                return ("made", op["op"])  # a new tensor (of zeros, of one value, a range), not a view
             kind, where = inputs[0]
             seen += 1
         return (kind, where) if kind in ("op", "input", "call") else None
 
     def _found_later(self, ops, found):
-        """For each op: whether a step computed from it (directly or not) is found in the learner's values."""
-        later = [False] * len(ops)
-        for index in range(len(ops) - 1, -1, -1):
-            for kind, where in ops[index].get("inputs", ()):
+        """For each op: whether every way from it to the results passes through a step found in the learner's
+        values (then the learner computed it otherwise, e.g. with another fill value that gives the same softmax)."""
+        consumers = [[] for _ in ops]
+        for index, op in enumerate(ops):
+            for kind, where in op.get("inputs", ()):
                 if kind == "op" and isinstance(where, int) and 0 <= where < index:
-                    if found[index] or later[index]:
-                        later[where] = True
-        return later
+                    consumers[where].append(index)
+        open_way = [False] * len(ops)  # a way from this op to a result that meets no found step after it
+        for index in range(len(ops) - 1, -1, -1):
+            open_way[index] = not consumers[index] or any(not found[j] and open_way[j] for j in consumers[index])
+        return [bool(consumers[i]) and not open_way[i] for i in range(len(ops))]
 
     def _source_words(self, origin):
         kind, where = origin
+        if kind == "made":
+            if where in ("lift_fresh", "lift_fresh_copy", "scalar_tensor"):
+                return tr("a number")
+            return tr("a tensor it makes with `{name}`", name=where)
         if kind == "input":
             return tr("`{name}`", name=where)
         if kind == "call":

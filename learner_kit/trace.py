@@ -55,7 +55,9 @@ def op_name(func):
 class Recorder(TorchDispatchMode):
     """Records calls and the unit's own operators while the unit runs (see the module's docstring).
 
-    Use: ``with Recorder(inputs, module) as recorder: ...``; then ``recorder.record()``.
+    Use: ``with Recorder(inputs, module) as recorder: ...``; then ``recorder.record()``. A module unit's
+    recorder may be entered first around its construction (what __init__ computes: a positional table),
+    then given the module (``watch``) and entered again around the call.
     """
 
     def __init__(self, inputs, module=None):
@@ -70,8 +72,17 @@ class Recorder(TorchDispatchMode):
                 self._source(value, ("input", name))
         self.handles, self.raised = [], False
         self.functions = _RaisedFunctions(self)
-        if isinstance(module, torch.nn.Module):
+        self.watch(module)
+
+    def watch(self, module):
+        """Record the calls of `module`'s submodules from now on (a function unit has none)."""
+        if isinstance(module, torch.nn.Module) and not self.handles:
             self._hook(module)
+
+    def forget_construction(self):
+        """Drop what was recorded so far (a constructor's work the checks then replace)."""
+        self.ops, self.calls, self.elements = [], [], 0
+        self.sources = {key: value for key, value in self.sources.items() if value[0] == "input"}
 
     # ------------------------------------------------------------------ submodule calls
 
@@ -195,13 +206,13 @@ class Recorder(TorchDispatchMode):
 
     def __exit__(self, *exc):
         self.functions.__exit__(*exc)
-        for handle in self.handles:
-            handle.remove()
-        self.handles = []
         return super().__exit__(*exc)
 
     def record(self):
-        """The record as plain data: {"calls": [...], "ops": [...], "complete": bool}."""
+        """The record as plain data: {"calls": [...], "ops": [...], "complete": bool}; the hooks are removed."""
+        for handle in self.handles:
+            handle.remove()
+        self.handles = []
         return {"calls": self.calls, "ops": self.ops, "complete": not self.full}
 
 

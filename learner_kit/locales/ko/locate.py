@@ -103,3 +103,7 @@ TRANSLATIONS.update({
     "The reference calls it there with tensors of shapes {shapes}.":
         "기준 구현은 그 자리에서 모양이 {shapes}인 텐서로 부릅니다.",
 })
+TRANSLATIONS.update({
+    "a tensor it makes with `{name}`": "`{name}`(으)로 새로 만든 텐서",
+})
+TRANSLATIONS.update({"a number": "수 하나"})
