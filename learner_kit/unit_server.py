@@ -598,9 +598,9 @@ def serve(control, pid_namespace, wire, cgroup=None):
             become_child(request, sync_read, control, wire)
         os.close(sync_read)
         failed = cgroup.start(pid, request["limits"].get("memory_mb", 0) * MB) if cgroup is not None else []
-        if failed:  # said once: the memory is then watched as where no cgroup can be had
+        if failed:  # the memory is then watched as where no cgroup can be had, and the reply says why
             print(f"unit server: no cgroup for this notebook ({'; '.join(failed)})", file=sys.stderr, flush=True)
-        wire.write_frame(REPLIES, wire.encode_reply({"started": pid}))
+        wire.write_frame(REPLIES, wire.encode_reply({"started": pid, **({"no_cgroup": failed} if failed else {})}))
         os.write(sync_write, b"go")
         os.close(sync_write)
         status, reason = wait_for_child(pid, control, request["limits"].get("memory_mb", 0) * MB, pid_namespace,

@@ -37,7 +37,6 @@ from learner_kit import processes
 KERNEL_FILE_MB = 64  # the largest file a grading kernel may write (RLIMIT_FSIZE)
 SHARED_BYTES = 64 * 2**20  # what the kernels may write into the socket folder they share with the grader
 SHARED_ENTRIES = 10_000  # ... and how many files and folders (a kernel makes 5 sockets); also bounds one look's work
-SERVER_MB = 1024  # the kernel server's own memory (torch imported), above its kernels' limit
 LOG_BYTES = 2**20  # what the server and its kernels may print into the job's kernel-server.log; the rest is dropped
 
 KERNEL_ENV = {  # what a grading kernel's environment holds, whatever the grader's has
@@ -56,7 +55,9 @@ class KernelServer:
         self.process = self.channel = self.stream = None
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = True, None, None, None
         self.time_left_s = None
-        self.cap = sandbox.ProcessCap(delegate=False)
+        # a pids cgroup only: a memory limit on the whole sandbox would charge it the page cache of what the kernels
+        # write into the shared folder, and stall it near the limit (the watchdog keeps the kernels' memory)
+        self.cap = sandbox.ProcessCap(controllers=("pids",))
         self.stopped = None  # why the watchdog stopped the last notebook's kernel (the error nbgrader's run ends with)
         self.lock = threading.Lock()  # the budget's watchdog asks from its own thread
         self.shut = False  # the worker is going: no new server (shut_down)
@@ -65,9 +66,6 @@ class KernelServer:
         """Sandboxed or not, the folder shared for the kernels' sockets, the wall-clock budget of one
         notebook, and the memory its processes may hold (resident, in MiB: the watchdog's limit)."""
         self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = sandboxed, Path(ipc_dir), budget_s, memory_mb
-        # the kernel's backstop: the whole sandbox (the server, its kernels, their shared memory) under a limit the
-        # kernel enforces, above the watchdog's (which stops a kernel first, with a reason the learner reads)
-        self.cap.memory_mb = memory_mb + SERVER_MB if memory_mb and sandboxed else None
         self.time_left_s = None  # what is left of the notebook's budget for the next kernel (None: all of it)
         self.shut = False
         self.ipc_dir.mkdir(parents=True, exist_ok=True)

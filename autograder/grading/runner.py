@@ -121,8 +121,12 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
                 if following is not None:
                     running.add(following)
                 result = task_result(future, submission, sources[submission.assignment])
-                save_result(out, submission, keys[submission.key], result, run)
-                write_logs(logs, submission, result)
+                try:
+                    save_result(out, submission, keys[submission.key], result, run)
+                    write_logs(logs, submission, result)
+                except Exception as error:  # one submission's outputs that cannot be written cost only it
+                    log(f"warning: {submission.key}: its results could not be saved ({type(error).__name__}: "
+                        f"{str(error)[:300]}); it counts 0 until graded again")
                 progress.finished(submission, result)
         finally:
             progress.close()
@@ -153,7 +157,7 @@ def guarded_pack(submission, notebook_names):
         if why is None:
             try:
                 one = pack(submission, [name])
-            except (RecursionError, MemoryError, ValueError, OSError) as error:
+            except Exception as error:  # RecursionError, MemoryError, and whatever else a parser raises
                 why = (f"{name}.ipynb could not be read ({type(error).__name__}: {escaped(str(error))[:200]}); "
                        "is it a notebook saved by Jupyter?")
             else:

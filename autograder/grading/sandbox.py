@@ -206,18 +206,18 @@ class ProcessCap:
     gets ``--memory-cgroup-fd N --cpuacct-cgroup-fd N`` appended: descriptors of the sandbox's memory and cpuacct
     folders, under which it makes each notebook's cgroups (learner_kit/processes.NotebookCgroup). ``memory_mb``:
     a limit on the whole sandbox's memory, enforced by the kernel (the kernel server's: its kernels and itself).
-    ``remove`` deletes them once all their processes have ended. Without a controller, its part does nothing
+    ``controllers``: those of the three to use. ``remove`` deletes them once all their processes have ended. Without a controller, its part does nothing
     (see ``missing_cap_warning``, ``missing_memory_warning``).
     """
 
-    def __init__(self, limit=MAX_PROCESSES, delegate=True, memory_mb=None):
-        self.limit, self.delegate, self.memory_mb = limit, delegate, memory_mb
+    def __init__(self, limit=MAX_PROCESSES, delegate=True, memory_mb=None, controllers=("pids", "memory", "cpuacct")):
+        self.limit, self.delegate, self.memory_mb, self.controllers = limit, delegate, memory_mb, controllers
         self.folder, self.folders = None, {}  # folder: the pids cgroup's; folders: {controller: folder}
 
     def wrap(self, argv):
         hierarchies = {"pids": pids_hierarchy(), "memory": v1_hierarchy("memory"), "cpuacct": v1_hierarchy("cpuacct")}
         for kind, base in hierarchies.items():
-            if base is None:
+            if base is None or kind not in self.controllers:
                 continue
             sweep(base)
             try:
