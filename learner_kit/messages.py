@@ -247,9 +247,10 @@ CATALOGUE = {
     ),
     # ------------------------------------------------ additive attention
     "additive-no-tanh": (
-        "The additive score has no tanh.",
-        "Without the non-linearity, vᵀ(W_q q + W_k k) splits into a query part and a key part and "
-        "can no longer compare a query with a key.",
+        "The additive score has no tanh between the projections and v.",
+        "The score is vᵀ tanh(W_q q + W_k k). With no non-linearity there, vᵀ(W_q q + W_k k) splits into a "
+        "query part plus a key part, and a non-linearity after v keeps every query ranking the keys in the same "
+        "order; a relu in the tanh's place computes another score than the paper's.",
     ),
     "additive-softmax-dim": (
         "The softmax normalises over the wrong axis (not over the keys).",
