@@ -77,6 +77,12 @@ def rearranged(got, wanted):
     return same(a.sort().values, b.sort().values) and not same(a, b)
 
 
+def reshaped(got, wanted):
+    """Whether `got` holds `wanted`'s numbers in the same order, in another shape (other sizes given to a view)."""
+    return isinstance(got, torch.Tensor) and got.numel() == wanted.numel() and got.shape != wanted.shape \
+        and got.dtype == wanted.dtype and same(got.detach().reshape(-1), wanted.detach().reshape(-1))
+
+
 def _constant(value):
     """Whether a tensor holds one number only (all its entries equal)."""
     flat = value.detach().reshape(-1)
@@ -224,8 +230,12 @@ class _Comparison:
                 continue
             if wanted is not None and got is not None and same(got, wanted):
                 continue
-            return tr("`self.{name}` is called with {what} as `{parameter}`; {should}", name=name, parameter=parameter,
-                      what=self._told(got, wanted), should=self._should(wanted, got))
+            if got is None or self._named(got):
+                return tr("`self.{name}` is called with {what} as `{parameter}`; {should}", name=name,
+                          parameter=parameter, what=self._told(got, wanted), should=self._should(wanted, got))
+            should = self._should(wanted, got) if self._named(wanted) or wanted is None else ""
+            return tr("`self.{name}` gets, as `{parameter}`, {what}.", name=name, parameter=parameter,
+                      what=self._told(got, wanted)) + (" " + should[:1].upper() + should[1:] if should else "")
         return ""
 
     def _returned(self, name, mine, theirs):
@@ -246,11 +256,18 @@ class _Comparison:
             if got.dtype == torch.bool and wanted.dtype == torch.bool and torch.equal(got, ~wanted):
                 return tr("the opposite of what the reference passes (every True is False)")
             if got.is_floating_point() and wanted.is_floating_point():
-                for value, words in self.known:
-                    if same(got, wanted - value) if value.shape == got.shape else False:
+                fitting = [(value, words) for value, words in self.known if value.shape == got.shape]
+                for value, words in fitting:
+                    if same(got, wanted - value):
                         return tr("what the reference passes less {words} (that term is missing)", words=words)
-                    if same(got, wanted + value) if value.shape == got.shape else False:
+                    if same(got, wanted + value):
                         return tr("what the reference passes plus {words} (a term too many)", words=words)
+                for (value, words), (other, other_words) in ((a, b) for a in fitting for b in fitting if a is not b):
+                    if same(got, wanted - value + other):
+                        return tr("what the reference passes, with {other} where it adds {words}",
+                                  other=other_words, words=words)
+        if isinstance(wanted, torch.Tensor) and reshaped(got, wanted):
+            return tr("the reference's numbers in the reference's order, in shape {shape}", shape=tuple(got.shape))
         if isinstance(wanted, torch.Tensor) and rearranged(got, wanted):
             return tr("the reference's numbers in another arrangement (shape {shape})", shape=tuple(got.shape))
         if isinstance(wanted, torch.Tensor) and got.shape != wanted.shape:
@@ -412,6 +429,9 @@ def _results(learner, reference, inputs, results):
             if op["op"] not in SHAPE_ONLY and same(value.detach(), op.get("output")):
                 return tr("your `{name}` holds the values of the reference's {step}, not its final `{name}`.",
                           name=name, step=_step(op))
+        if reshaped(value, wanted):
+            return tr("your `{name}` holds the reference's numbers in the reference's order, but in shape {shape}: "
+                      "look at the sizes your view or reshape is given.", name=name, shape=tuple(value.shape))
         if rearranged(value, wanted.detach()):
             return tr("your `{name}` holds the reference's numbers, but in another arrangement: look at the "
                       "order of the axes (a transpose, a view, a reshape).", name=name)

@@ -107,3 +107,18 @@ TRANSLATIONS.update({
     "a tensor it makes with `{name}`": "`{name}`(으)로 새로 만든 텐서",
 })
 TRANSLATIONS.update({"a number": "수 하나"})
+TRANSLATIONS.update({
+    "what the reference passes, with {other} where it adds {words}":
+        "기준 구현이 넘기는 값에서 {words} 대신 {other}을(를) 더한 값",
+})
+TRANSLATIONS.update({
+    "`self.{name}` gets, as `{parameter}`, {what}.": "`self.{name}`의 `{parameter}` 인자로 들어가는 값은 {what}입니다.",
+})
+TRANSLATIONS.update({
+    "your `{name}` holds the reference's numbers in the reference's order, but in shape {shape}: look at the sizes "
+    "your view or reshape is given.":
+        "여러분의 `{name}`에는 기준 구현과 같은 수들이 같은 순서로 들어 있지만 모양이 {shape}입니다. view나 reshape에 "
+        "주는 크기를 살펴보세요.",
+    "the reference's numbers in the reference's order, in shape {shape}":
+        "기준 구현과 같은 수들을 같은 순서로 담은 모양 {shape}의 값",
+})
