@@ -334,7 +334,7 @@ class Child:
 
         guard = self.watch(request)
         outcome = harness.run(self.unit(request["name"]), request["call"], request["case"], guard=guard,
-                              backprop=request.get("backprop"))
+                              backprop=request.get("backprop"), trace=request.get("trace") is True)
         found = guard.found if guard is not None else None
         if found is None and request.get("modules"):
             classes = [c for c in (_resolved(n) for n in request["modules"]) if isinstance(c, type)]
@@ -350,6 +350,7 @@ class Child:
             "found": list(found) if found else None,
             # replies carry CPU tensors only (a GPU's are copied): where each output was, for the device aspect
             "output_devices": {n: t.device.type for n, t in (outcome.outputs or {}).items() if hasattr(t, "device")},
+            "trace": outcome.trace,  # what the unit computed on the way, when asked (learner_kit.trace)
         }
         if outcome.instance is not None:
             self.instances.append(outcome.instance)
