@@ -185,7 +185,7 @@ autograde: $(STAMP) sandbox-tool
 # spread as in real use. About half an hour on 2 cores, most of it stock nbgrader.
 bench: $(STAMP) sandbox-tool
 	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),20) --jobs $(or $(JOBS),2) \
-	  --assignments $(or $(BENCH_ASSIGNMENTS),all) --loop --kernel-run $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+	  --assignments $(or $(BENCH_ASSIGNMENTS),all) --loop --kernel-run --mistakes $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # The capstone's model trained with seeds 0, 1 and 2: steps, seconds, held-out accuracy, attention shape.
 bench-train: $(STAMP)
