@@ -280,6 +280,10 @@ class NotebookCgroup:
             pass
         return 0
 
+    def counts_cpu(self):
+        """Whether this notebook's CPU time is counted by the kernel (its cpuacct cgroup was made)."""
+        return "cpuacct" in self.fds and self.name is not None
+
     def cpu_seconds(self):
         """The CPU time all of the notebook's processes have used (cpuacct.usage), or None where not counted."""
         if "cpuacct" not in self.fds or self.name is None:

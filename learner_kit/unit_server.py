@@ -601,7 +601,9 @@ def serve(control, pid_namespace, wire, cgroup=None):
         failed = cgroup.start(pid, request["limits"].get("memory_mb", 0) * MB) if cgroup is not None else []
         if failed:  # the memory is then watched as where no cgroup can be had, and the reply says why
             print(f"unit server: no cgroup for this notebook ({'; '.join(failed)})", file=sys.stderr, flush=True)
-        wire.write_frame(REPLIES, wire.encode_reply({"started": pid, **({"no_cgroup": failed} if failed else {})}))
+        counted = cgroup is not None and cgroup.counts_cpu()  # the kernel counts its CPU time: the budget is CPU time
+        wire.write_frame(REPLIES, wire.encode_reply({"started": pid, "cpu_counted": counted,
+                                                     **({"no_cgroup": failed} if failed else {})}))
         os.write(sync_write, b"go")
         os.close(sync_write)
         status, reason = wait_for_child(pid, control, request["limits"].get("memory_mb", 0) * MB, pid_namespace,

@@ -149,7 +149,12 @@ class UnitServer:
         if not isinstance(started, dict) or "started" not in started:
             self.close()
             raise SessionFailure("the checking process did not start")
-        session = Session(self, time.monotonic() + budget_s, limits)  # the budget starts with the notebook's child
+        # The budget starts with the notebook's child. Where the kernel counts the notebook's CPU time (its cgroup),
+        # the server stops it at that budget, and the clock here is only a backstop: a busy grading machine, or
+        # the grader's own work between requests, costs the learner nothing.
+        session = Session(self, time.monotonic() + budget_s * (WALL_BACKSTOP if started.get("cpu_counted") is True
+                                                               else 1), limits)
+        session.cpu_counted = started.get("cpu_counted") is True
         session.cells = list(cells)
         loaded = session.receive_reply(None)
         session.cuda = isinstance(loaded, dict) and loaded.get("cuda") is True
@@ -188,6 +193,8 @@ class Session:
         self.cells = []  # the cells sent to the child, in order: their text is data here (static hints)
         self.hints = {}  # unit -> the static hints on its answer cell, appended to its failures
         self.cuda = False  # whether the child can run the learner's code on a GPU (it said so when loaded)
+        self.cpu_counted = False  # whether the server stops the child at its CPU-time budget (the deadline a backstop)
+        self.out_of_cpu = False  # whether the server stopped the child at that budget
 
     def receive_reply(self, seq):
         """The child's reply to request ``seq`` (None: the first, unnumbered one)."""
@@ -202,6 +209,7 @@ class Session:
             if not isinstance(reply, dict):
                 continue
             if "exited" in reply:
+                self.out_of_cpu = reply.get("reason") == "time" or reply.get("exited") == -signal.SIGXCPU
                 self.dead = exit_reason(reply, self.limits)
                 raise SessionFailure(self.dead)
             if reply.get("seq") is None and "request_error" in reply and seq is not None:
@@ -248,11 +256,20 @@ class Session:
         self._stop("ended", kill=False)
 
 
+# Where the kernel counts a notebook's CPU time, the wall clock stops it only after this many budgets (a
+# notebook that sleeps, or waits on a lock, uses no CPU): generous, since a grading machine under load
+# may run a notebook's CPU seconds several times slower than they pass on the clock.
+WALL_BACKSTOP = 2
+
+
 def exit_reason(reply, limits):
     """Why a notebook's child ended, in the learner's language, from the server's {"exited": status, "reason": ...}."""
     status = reply.get("exited")
     if reply.get("reason") == "memory":
         return tr("it held more than {mb} MiB of memory and was stopped", mb=limits.get("memory_mb", "?"))
+    if reply.get("reason") == "time" or status == -signal.SIGXCPU:  # the cgroup's count, or one process's rlimit
+        return tr("it used up its time budget of {seconds} s of CPU time and was stopped",
+                  seconds=limits.get("cpu_s", "?"))
     if isinstance(status, int) and status < 0:
         try:
             name = signal.Signals(-status).name
@@ -447,9 +464,10 @@ class Verdict(tuple):
     learner's own parts fails its test. In the notebook's kernel the cell runs with the learner's parts and may
     fail for them; that run may then not lower this verdict (combine.py): one mistake costs one unit."""
 
-    def __new__(cls, passed, message, decisive=False):
+    def __new__(cls, passed, message, decisive=False, grader_error=False):
         made = super().__new__(cls, (passed, message))
         made.decisive = decisive
+        made.grader_error = grader_error  # the grader's own code failed on this cell (class_report tells it by this)
         return made
 
 

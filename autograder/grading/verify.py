@@ -16,6 +16,7 @@ import traceback
 
 from autograder.grading import sandbox
 from autograder.grading.judge import (
+    WALL_BACKSTOP,
     SessionFailure,
     UnitServer,
     Verdict,
@@ -154,7 +155,7 @@ class Verifier:
         try:
             run.start()
         except SessionFailure as failure:
-            self.out_of_time = time.monotonic() >= run.deadline
+            self.out_of_time = time.monotonic() >= run.deadline or run.out_of_cpu
             why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
             return {cell.grade_id: (False, why) for cell in graded}
         verdicts, broken = {}, {}
@@ -167,13 +168,13 @@ class Verifier:
                 run.show(own_cells)
         finally:
             run.end()
-            self.out_of_time = time.monotonic() >= run.deadline
+            self.out_of_time = time.monotonic() >= run.deadline or run.out_of_cpu
         return verdicts
 
     def _judge_cells(self, run, graded, broken):
         verdicts = {}
         for cell in graded:
-            call, stopped, verdict = graded_call(cell), False, None
+            call, stopped, verdict, failed_here = graded_call(cell), False, None, False
             session = run.session_for_next_cell()
             try:
                 if session.dead:
@@ -192,12 +193,14 @@ class Verifier:
                 traceback.print_exc()
                 passed, message = False, tr("Not graded: internal grading error ({error}).",
                                             error=traceback.format_exc().splitlines()[-1])
+                failed_here = True
             unit = cell.grade_id.split("-")[0]
             if not passed and unit in broken and not stopped:
                 message += tr(" (the answer cell of {unit} stopped with {error})", unit=unit, error=broken[unit])
             if session.dead and not stopped and run.can_restart():
                 message += tr(" The grader started the notebook's code again for the cells after this one.")
-            verdicts[cell.grade_id] = Verdict(passed, message[:MAX_MESSAGE], getattr(verdict, "decisive", False))
+            verdicts[cell.grade_id] = Verdict(passed, message[:MAX_MESSAGE], getattr(verdict, "decisive", False),
+                                              grader_error=failed_here)
         return verdicts
 
 
@@ -215,7 +218,9 @@ class NotebookRun:
 
     def __init__(self, server, cell_timeout, limits, budget_s, language):
         self.server, self.cell_timeout, self.limits, self.language = server, cell_timeout, limits, language
-        self.deadline = time.monotonic() + budget_s  # one budget for the notebook, restarts included
+        self.begun = time.monotonic()
+        self.deadline = self.begun + budget_s  # one budget for the notebook, restarts included
+        self.backstop = False  # whether the deadline became the wall clock's backstop (start())
         self.cells = []  # every cell the child has run, in order
         self.outputs = {}  # {key: [nbformat outputs]} of the cells sent with a "key" (keep_outputs)
         self.stopped = None  # (key, why) where show() stopped
@@ -230,10 +235,18 @@ class NotebookRun:
         gpu = torch.cuda.is_available()
         self.session, _ = self.server.notebook(list(self.cells), self.cell_timeout, self.limits, remaining,
                                                self.language, cuda=gpu)
+        if self.session.cpu_counted and not self.backstop:  # the CPU-time budget rules; the clock is a backstop
+            self.backstop = True
+            self.deadline = self.begun + (self.deadline - self.begun) * WALL_BACKSTOP
         self.units = {}  # RemoteUnits of the previous child are gone with it
         if gpu and not self.session.cuda and not self.restarts:
             print("  the grader has a GPU, but the notebook's process cannot use it (sandbox, driver): "
                   "the device aspect runs on the CPU and the meta device only", flush=True)
+
+    @property
+    def out_of_cpu(self):
+        """Whether the server stopped this notebook's child at its CPU-time budget."""
+        return self.session is not None and self.session.out_of_cpu
 
     def run_cells(self, cells, broken):
         """Run ``cells`` in the child; note in ``broken`` the units whose answer cell failed."""

@@ -26,6 +26,8 @@ TRANSLATIONS = {
     "it held more than {mb} MiB of memory and was stopped":
         "메모리를 {mb} MiB 넘게 사용해서 멈췄습니다",
     "it ran past its time budget and was stopped": "시간 예산을 넘겨서 멈췄습니다",
+    "it used up its time budget of {seconds} s of CPU time and was stopped":
+        "CPU 시간 예산 {seconds}초를 다 써서 멈췄습니다",
     "its process was ended by {signal}": "프로세스가 {signal} 신호로 끝났습니다",
     "its process exited (status {status}), e.g. through os._exit":
         "프로세스가 종료되었습니다(상태 {status}). os._exit 같은 호출이 있는지 보세요",
