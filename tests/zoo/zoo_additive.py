@@ -377,3 +377,19 @@ class AdditiveMHADropoutAfterWo(_MultiHeadAttention):
                    for layer, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
         out, self.attn = self.score(q, k, v, mask)
         return self.dropout(self.w_o(out.transpose(1, 2).reshape(b, -1, self.n_head * self.d_k)))
+
+
+class AdditiveMaskInvertedForHeads(_Scorer):
+    """A scorer that blocks the keys marked True (as AdditiveMaskInverted), with dropout passed on."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(mask, -1e9)
+        weights = scores.softmax(dim=-1)
+        return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+# the mask inverted, not ignored: the visible test must not say [additive-mask-ignored]
+bug("AdditiveMultiHeadAttention", "wrong-values", "masks", visible=(
+    "property-violated", {"AdditiveAttention": AdditiveMaskInvertedForHeads}))(_multi_head(AdditiveMaskInvertedForHeads))
