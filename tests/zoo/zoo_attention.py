@@ -289,3 +289,13 @@ def sdpa_softmax_exp_without_max_shift(query, key, value, mask=None, dropout=Non
     exps = torch.exp(scores)
     weights = exps / exps.sum(dim=-1, keepdim=True)
     return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug(UNIT, "wrong-values", "masks", visible="property-violated")
+def sdpa_mask_filled_with_minus_one(query, key, value, mask=None, dropout=None):
+    """Blocked scores set to -1, not 0 and not very negative: blocked keys keep some weight (not sdpa-mask-fill-zero)."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -1.0)
+    weights = scores.softmax(dim=-1)
+    return (dropout(weights) if dropout is not None else weights) @ value, weights
