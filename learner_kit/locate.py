@@ -314,7 +314,8 @@ class _Comparison:
             sources = [self._origin(source) for source in op.get("inputs", ())]
             if not all(origin is None or origin[0] != "op" or found[origin[1]] for origin in sources):
                 continue
-            words = harness_joined([self._source_words(origin) for origin in sources if origin is not None])
+            words = harness_joined([self._source_words(origin, viewed=self._viewed(source))
+                                    for origin, source in zip(sources, op.get("inputs", ())) if origin is not None])
             detail = self._same_operator(op) or self._reshaped(op, pool)
             return tr("the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your "
                       "computation.", step=_step(op), values=words, shape=tuple(op["output"].shape)) + \
@@ -357,7 +358,29 @@ class _Comparison:
             open_way[index] = not consumers[index] or any(not found[j] and open_way[j] for j in consumers[index])
         return [bool(consumers[i]) and not open_way[i] for i in range(len(ops))]
 
-    def _source_words(self, origin):
+    def _viewed(self, source):
+        """Whether a tensor argument is a view (a slice, a transpose, a reshape) of where it comes from: its own
+        values are then not the whole of that input or step."""
+        kind, where = source
+        return kind == "op" and self.reference["ops"][where]["op"] in SHAPE_ONLY \
+            and self.reference["ops"][where]["op"] not in MADE and not same(
+                self.reference["ops"][where].get("output"), self._value_of(self._origin(source)))
+
+    def _value_of(self, origin):
+        if origin is None:
+            return None
+        kind, where = origin
+        if kind == "input":
+            return self.inputs.get(where)
+        if kind == "call":
+            return self.reference["calls"][where].get("output")
+        if kind == "op":
+            return self.reference["ops"][where].get("output")
+        return None
+
+    def _source_words(self, origin, viewed=False):
+        if viewed and origin[0] in ("input", "call", "op"):
+            return tr("a part or view of {words}", words=self._source_words(origin))
         kind, where = origin
         if kind == "made":
             if where in ("lift_fresh", "lift_fresh_copy", "scalar_tensor"):

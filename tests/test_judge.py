@@ -209,3 +209,22 @@ def test_every_graded_cell_of_the_course_is_decided_outside(assignment):
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("grade"):
             assert graded_call(SimpleNamespace(source=cell.source, grade_id=meta["grade_id"])) is not None, meta["grade_id"]
+
+
+def test_a_mistake_no_id_names_is_located_from_outside(judge):
+    """In the sandbox too, a mistake without a misconception id is told where it parts from the reference: the
+    child records the learner's computation (run_case with trace), the grader compares it with the reference's."""
+    source = load_assignment(SOLUTIONS, "07-decoder")[0]
+    submitted = notebook(SOLUTIONS, "07-decoder")
+    for cell in submitted.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "DecoderLayer":
+            right = "x = self.norm2(x + self.dropout2(self.cross_attn(x, memory, memory, src_mask)))"
+            assert right in cell.source
+            cell.source = cell.source.replace(right, "x = self.norm2(self.dropout2(self.cross_attn(x, memory, memory, src_mask)))")
+    verdicts = judge.verify(source, submitted)
+    for grade_id in ("DecoderLayer-visible", "DecoderLayer-hidden-values"):
+        passed, message = verdicts[grade_id]
+        assert not passed and "Where it parts from the reference: `self.norm2` is called with the output of " \
+                              "`self.cross_attn` as `input`; the reference passes that plus the output of " \
+                              "`self.norm1`." in message, (grade_id, message)
+    assert all(passed for grade_id, (passed, _) in verdicts.items() if grade_id.startswith("Decoder-"))

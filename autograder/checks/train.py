@@ -29,6 +29,8 @@ from autograder import reference
 from learner_kit import harness, stand_ins
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
+from learner_kit.locate import LOCATABLE_IDS, locate
+from learner_kit.trace import Recorder
 
 from . import guards, inputs
 from .core import CheckFailure, UnitSpec, register, variant_class
@@ -145,6 +147,31 @@ def _run(function, case, watched=True):
     if watched and watch.found:
         raise CheckFailure(*watch.found)
     return outcome
+
+
+def _located(candidate, reference_function, case):
+    """Where the candidate's computation parts from the reference's on `case` (learner_kit.locate), as a line to
+    add to a failure's detail, or ''."""
+    traces, results = [], []
+    for function in (candidate, reference_function):
+        if isinstance(function, harness.Remote):  # the learner's unit in the grading sandbox
+            result, error, _ = function.call(case.args, None, trace=True)
+            trace = getattr(function, "last_trace", None)
+        else:
+            args = {n: v.detach().clone() if isinstance(v, torch.Tensor) else v for n, v in case.args.items()}
+            recorder, result, error = Recorder(args), None, None
+            with harness.isolated():
+                try:
+                    with recorder:
+                        result = function(*args.values())
+                except Exception as caught:  # the learner's code may raise anything
+                    error = caught
+            trace = {**recorder.record(), **({"raised": True} if error is not None else {})}
+        traces.append(trace)
+        results.append({k: v for k, v in result.items() if isinstance(v, torch.Tensor)} if isinstance(result, dict)
+                       else {"result": result} if isinstance(result, torch.Tensor) else {})
+    where = locate(traces[0], traces[1], case.args, tuple(results))
+    return f"\n{where}" if where else ""
 
 
 def _guard(unit, candidate):
@@ -358,8 +385,12 @@ def _aspect_batch(candidate, aspect):
             if isinstance(found, CheckFailure):
                 if named:
                     raise CheckFailure(named, f"{case.label}: {harness.describe_error(got.error)}")
-                raise found
-            raise CheckFailure(named or found[0], found[1])
+                if found.mistake_id != "runtime-error":
+                    raise found
+                raise CheckFailure(found.mistake_id, f"{case.label}: {harness.describe_error(got.error)}"
+                                   f"{_located(candidate, reference.make_batch, case)}")
+            where = _located(candidate, reference.make_batch, case) if found[0] in LOCATABLE_IDS and not named else ""
+            raise CheckFailure(named or found[0], found[1] + where)
 
 
 CAPSTONE["make_batch"] = BATCH

@@ -314,12 +314,17 @@ class RemoteUnit(harness.Remote):
             outcome.trace = _trace(reply.get("trace"))
         return outcome
 
-    def call(self, args, guard=None):
-        """(result, error, forbidden) of unit(*args) in the child; module arguments get their counters back."""
+    def call(self, args, guard=None, trace=False):
+        """(result, error, forbidden) of unit(*args) in the child; module arguments get their counters back. With
+        `trace`, what the unit computed on the way is kept in `last_trace` (learner_kit.trace)."""
+        self.last_trace = None
         try:
-            reply = self.session.ask({"op": "call", "name": self.name, "args": args, **self._guard_names(guard)})
+            reply = self.session.ask({"op": "call", "name": self.name, "args": args, "trace": bool(trace),
+                                      **self._guard_names(guard)})
         except SessionFailure as failure:
             return None, _not_run(failure), None
+        if trace:
+            self.last_trace = _trace(reply.get("trace"))
         state = reply.get("arg_state")
         for name, counters in state.items() if isinstance(state, dict) else ():
             if isinstance(counters, dict) and isinstance(args.get(name), torch.nn.Module):

@@ -122,3 +122,4 @@ TRANSLATIONS.update({
     "the reference's numbers in the reference's order, in shape {shape}":
         "기준 구현과 같은 수들을 같은 순서로 담은 모양 {shape}의 값",
 })
+TRANSLATIONS.update({"a part or view of {words}": "{words}의 일부나 뷰(view)"})
