@@ -108,11 +108,17 @@ class _Comparison:
     def __init__(self, learner, reference, inputs):
         self.learner, self.reference = learner, reference
         self.inputs = {name: value for name, value in inputs.items() if isinstance(value, torch.Tensor)}
+        self.modules = {name for name, value in inputs.items() if isinstance(value, torch.nn.Module)}
         # the values the reference computed, with words for each: what the learner's tensors are told by
         self.known = [(value, tr("`{name}`", name=name)) for name, value in self.inputs.items()]
         for call in reference["calls"]:
             if call.get("depth") == 0 and isinstance(call.get("output"), torch.Tensor):
-                self.known.append((call["output"], tr("the output of `self.{name}`", name=call["name"])))
+                self.known.append((call["output"], tr("the output of `{name}`", name=self.shown(call["name"]))))
+
+    def shown(self, name):
+        """How a call's name is written: `self.norm1` for the unit's own submodule, `model.decode` for a call of a
+        model the unit was given."""
+        return name if name.split(".")[0] in self.inputs or name.split(".")[0] in self.modules else f"self.{name}"
 
     # ------------------------------------------------------------------ the order of the checks
 
@@ -147,7 +153,7 @@ class _Comparison:
         name = failed["name"]
         given = [v for v in failed["args"].values() if isinstance(v, torch.Tensor)]
         words = harness_joined([self._learner_words(value) for value in given]) or tr("(none)")
-        text = tr("the error comes from your call of `self.{name}`, given {values}.", name=name, values=words)
+        text = tr("the error comes from your call of `{name}`, given {values}.", name=self.shown(name), values=words)
         number = sum(1 for c in self.learner["calls"][:self.learner["calls"].index(failed)]
                      if c.get("depth") == 0 and c["name"] == name)
         theirs = [c for c in self.reference["calls"] if c.get("depth") == 0 and c["name"] == name]
@@ -196,8 +202,8 @@ class _Comparison:
         for call in self.learner["calls"]:
             shared = [alias for alias in call.get("aliases", ()) if alias in theirs_named]
             if len(shared) > 1:
-                return tr("`self.{name}` and `self.{other}` are one and the same module in your code; the reference "
-                          "has two separate ones.", name=shared[1], other=shared[0])
+                return tr("`{name}` and `{other}` are one and the same module in your code; the reference "
+                          "has two separate ones.", name=self.shown(shared[1]), other=self.shown(shared[0]))
         seen = {}
         for theirs in self.reference["calls"]:
             if theirs.get("depth") != 0 or theirs.get("kind") == "Dropout":
@@ -214,12 +220,12 @@ class _Comparison:
 
     def _missing_call(self, name, number, made, aliases):
         if name in aliases and aliases[name] != name:
-            return tr("`self.{name}` and `self.{other}` are one and the same module in your code; the reference "
-                      "has two separate ones.", name=name, other=aliases[name])
+            return tr("`{name}` and `{other}` are one and the same module in your code; the reference "
+                      "has two separate ones.", name=self.shown(name), other=self.shown(aliases[name]))
         if made == 0:
-            return tr("your forward never calls `self.{name}`; the reference calls it.", name=name)
-        return tr("your forward calls `self.{name}` fewer times ({made}) than the reference ({wanted}).",
-                  name=name, made=made, wanted=number + 1)
+            return tr("your code never calls `{name}`; the reference calls it.", name=self.shown(name))
+        return tr("your code calls `{name}` fewer times ({made}) than the reference ({wanted}).",
+                  name=self.shown(name), made=made, wanted=number + 1)
 
     def _arguments(self, name, mine, theirs):
         for parameter, wanted in theirs["args"].items():
@@ -231,18 +237,18 @@ class _Comparison:
             if wanted is not None and got is not None and same(got, wanted):
                 continue
             if got is None or self._named(got):
-                return tr("`self.{name}` is called with {what} as `{parameter}`; {should}", name=name,
+                return tr("`{name}` is called with {what} as `{parameter}`; {should}", name=self.shown(name),
                           parameter=parameter, what=self._told(got, wanted), should=self._should(wanted, got))
             should = self._should(wanted, got) if self._named(wanted) or wanted is None else ""
-            return tr("`self.{name}` gets, as `{parameter}`, {what}.", name=name, parameter=parameter,
+            return tr("`{name}` gets, as `{parameter}`, {what}.", name=self.shown(name), parameter=parameter,
                       what=self._told(got, wanted)) + (" " + should[:1].upper() + should[1:] if should else "")
         return ""
 
     def _returned(self, name, mine, theirs):
         if isinstance(theirs.get("output"), torch.Tensor) and isinstance(mine.get("output"), torch.Tensor) \
                 and not same(mine["output"], theirs["output"]):
-            return tr("`self.{name}` gets the same arguments as in the reference but returns other values: look at "
-                      "how it is built, or what it is.", name=name)
+            return tr("`{name}` gets the same arguments as in the reference but returns other values: look at "
+                      "how it is built, or what it is.", name=self.shown(name))
         return ""
 
     def _told(self, got, wanted):
@@ -389,7 +395,7 @@ class _Comparison:
         if kind == "input":
             return tr("`{name}`", name=where)
         if kind == "call":
-            return tr("the output of `self.{name}`", name=self.reference["calls"][where]["name"])
+            return tr("the output of `{name}`", name=self.shown(self.reference["calls"][where]["name"]))
         return tr("its {step}", step=_step(self.reference["ops"][where]))
 
     def _learner_values(self):

@@ -47,6 +47,10 @@ def _bare(name):
 SHAPE_ONLY = frozenset(map(_bare, SHAPE_ONLY))
 
 
+def _kind_of(sub):
+    return "method" if inspect.ismethod(sub) else type(sub).__name__
+
+
 def op_name(func):
     """'softmax' for aten._softmax.default, 'mean' for aten.mean.dim: the operator without overload or underscore."""
     return str(getattr(func, "__name__", func)).split(".")[0].lstrip("_")
@@ -70,9 +74,13 @@ class Recorder(TorchDispatchMode):
         for name, value in inputs.items():
             if isinstance(value, torch.Tensor):
                 self._source(value, ("input", name))
-        self.handles, self.raised = [], False
+        self.handles, self.raised, self.wrapped = [], False, []
         self.functions = _RaisedFunctions(self)
         self.watch(module)
+        for name, value in inputs.items():  # a model given as an argument (greedy decoding): its calls too
+            if isinstance(value, torch.nn.Module):
+                self._hook(value, prefix=name)
+                self._wrap_methods(value, name)
 
     def watch(self, module):
         """Record the calls of `module`'s submodules from now on (a function unit has none)."""
@@ -86,11 +94,11 @@ class Recorder(TorchDispatchMode):
 
     # ------------------------------------------------------------------ submodule calls
 
-    def _hook(self, module):
+    def _hook(self, module, prefix=""):
         names = {}
         for name, sub in module.named_modules(remove_duplicate=False):
             if name and sub is not module:
-                names.setdefault(id(sub), []).append(name)
+                names.setdefault(id(sub), []).append(f"{prefix}.{name}" if prefix else name)
         seen = set()
         for name, sub in module.named_modules():
             if not name or id(sub) in seen or sub is module:
@@ -102,7 +110,7 @@ class Recorder(TorchDispatchMode):
     def _before(self, names, sub):
         def hook(module, args, kwargs):
             if len(self.calls) < MAX_CALLS:
-                entry = {"name": names[0], "aliases": list(names), "kind": type(sub).__name__, "depth": self.depth,
+                entry = {"name": names[0], "aliases": list(names), "kind": _kind_of(sub), "depth": self.depth,
                          "args": self._arguments(sub, args, kwargs), "output": None, "op_index": len(self.ops)}
                 self.calls.append(entry)
                 opened = (len(self.calls) - 1, entry)
@@ -126,10 +134,32 @@ class Recorder(TorchDispatchMode):
                 self._source(first[0], ("call", index))
         return hook
 
+    def _wrap_methods(self, module, prefix):
+        """Record the calls of a model argument's own methods (encode, decode), as calls of its submodules are."""
+        for name in dir(type(module)):
+            if name.startswith("_") or name == "forward" or hasattr(torch.nn.Module, name):
+                continue
+            method = getattr(module, name, None)
+            if not callable(method) or not inspect.ismethod(method):
+                continue
+            before, after = self._before([f"{prefix}.{name}"], method), self._after(method)
+
+            def wrapper(*args, _before=before, _after=after, _method=method, **kwargs):
+                _before(None, args, kwargs)
+                output = None
+                try:
+                    output = _method(*args, **kwargs)
+                    return output
+                finally:
+                    _after(None, args, kwargs, output)
+
+            module.__dict__[name] = wrapper
+            self.wrapped.append((module, name))
+
     def _arguments(self, sub, args, kwargs):
         """{parameter name: a kept tensor, None, or a short text} of one call."""
         try:
-            bound = inspect.signature(sub.forward).bind_partial(*args, **kwargs).arguments
+            bound = inspect.signature(sub if inspect.ismethod(sub) else sub.forward).bind_partial(*args, **kwargs).arguments
         except (TypeError, ValueError):
             bound = {f"arg{i}": value for i, value in enumerate(args)} | dict(kwargs)
         kept = {}
@@ -212,7 +242,9 @@ class Recorder(TorchDispatchMode):
         """The record as plain data: {"calls": [...], "ops": [...], "complete": bool}; the hooks are removed."""
         for handle in self.handles:
             handle.remove()
-        self.handles = []
+        for module, name in self.wrapped:
+            module.__dict__.pop(name, None)
+        self.handles, self.wrapped = [], []
         return {"calls": self.calls, "ops": self.ops, "complete": not self.full}
 
 

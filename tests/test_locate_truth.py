@@ -22,7 +22,7 @@ UNITS_READ = ("DecoderLayer", "EncoderLayer", "Decoder")
 OPERATORS = ("swap-args", "swap-names", "stale-read", "drop-call", "reuse-submodule")
 
 CALLED = re.compile(r"`self\.(?P<name>[\w.]+)` is called with (?P<what>.+?) as `(?P<parameter>\w+)`; (?P<should>.+?\.)(?: |$)")
-NEVER = re.compile(r"your forward never calls `self\.(?P<name>[\w.]+)`")
+NEVER = re.compile(r"your code never calls `self\.(?P<name>[\w.]+)`")
 ONE_MODULE = re.compile(r"`self\.(?P<a>[\w.]+)` and `self\.(?P<b>[\w.]+)` are one and the same module")
 GETS = re.compile(r"`self\.(?P<name>[\w.]+)` gets, as `(?P<parameter>\w+)`, (?P<what>.+?)\.(?: [A-Z]|$)")
 HOLDS = re.compile(r"your `(?P<name>\w+)` holds the values the reference returns as `(?P<other>\w+)`")

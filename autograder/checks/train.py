@@ -223,6 +223,8 @@ def _failure(unit, candidate, case, got, want, found):
         if _same(got, _run(variant, case, watched=False), unit, case) and all(
                 _same(mine, _run(variant, p, watched=False), unit, p) for mine, p in zip(learner, probes)):
             return CheckFailure(found[0], f"{found[1]} {sentence()}")
+    if found[0] in LOCATABLE_IDS:
+        return CheckFailure(found[0], found[1] + _located(candidate, getattr(reference, unit.name), case))
     return CheckFailure(*found)
 
 
@@ -613,7 +615,11 @@ def _greedy_compare_cases(candidate, cases):
             named = _diagnose(GREEDY, candidate, case, got, want)
             if named:
                 raise CheckFailure(named, f"{case.label}: {harness.describe_error(got.error)}")
-            raise _error_failure(got, case)
+            failure = _error_failure(got, case)
+            if failure.mistake_id == "runtime-error":
+                raise CheckFailure("runtime-error", f"{case.label}: {harness.describe_error(got.error)}"
+                                   f"{_located(candidate, reference.greedy_decode, case)}")
+            raise failure
         found = _prefix_problem(got, want, case)
         if found:
             raise _failure(GREEDY, candidate, case, got, want, found)

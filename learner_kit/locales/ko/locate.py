@@ -8,14 +8,14 @@ TRANSLATIONS = {
         "여러분의 {step}은(는) 같은 입력을 받지만 인자가 {args}입니다. 기준 구현의 인자는 {wanted}입니다.",
     "Your own {step} gets, as its input number {number}, {relation}.":
         "여러분의 {step}이(가) {number}번째 입력으로 받는 값은 {relation}입니다.",
-    "`self.{name}` and `self.{other}` are one and the same module in your code; the reference has two separate ones.":
-        "여러분의 코드에서 `self.{name}`과(와) `self.{other}`는 같은 모듈 하나입니다. 기준 구현에서는 서로 다른 두 모듈입니다.",
-    "`self.{name}` gets the same arguments as in the reference but returns other values: look at how it is built, "
+    "`{name}` and `{other}` are one and the same module in your code; the reference has two separate ones.":
+        "여러분의 코드에서 `{name}`과(와) `{other}`는 같은 모듈 하나입니다. 기준 구현에서는 서로 다른 두 모듈입니다.",
+    "`{name}` gets the same arguments as in the reference but returns other values: look at how it is built, "
     "or what it is.":
-        "`self.{name}`은(는) 기준 구현과 같은 인자를 받지만 다른 값을 돌려줍니다. 이 모듈을 어떻게 만들었는지, "
+        "`{name}`은(는) 기준 구현과 같은 인자를 받지만 다른 값을 돌려줍니다. 이 모듈을 어떻게 만들었는지, "
         "무엇인지 살펴보세요.",
-    "`self.{name}` is called with {what} as `{parameter}`; {should}":
-        "`self.{name}`의 `{parameter}` 인자로 {what}이(가) 들어갑니다. {should}",
+    "`{name}` is called with {what} as `{parameter}`; {should}":
+        "`{name}`의 `{parameter}` 인자로 {what}이(가) 들어갑니다. {should}",
     "`{name}`": "`{name}`",
     "a tensor of shape {shape} (the reference's has shape {wanted})":
         "모양이 {shape}인 텐서(기준 구현에서는 {wanted})",
@@ -51,7 +51,7 @@ TRANSLATIONS = {
     "tanh": "tanh",
     "the opposite of what the reference passes (every True is False)":
         "기준 구현이 넘기는 값의 반대(True와 False가 모두 뒤바뀜)",
-    "the output of `self.{name}`": "`self.{name}`의 출력",
+    "the output of `{name}`": "`{name}`의 출력",
     "the reciprocal of the reference's": "기준 구현 값의 역수",
     "the reference passes another tensor there.": "기준 구현은 그 자리에 다른 텐서를 넘깁니다.",
     "the reference passes nothing (None) there.": "기준 구현은 그 자리에 아무것도 넘기지 않습니다(None).",
@@ -74,10 +74,10 @@ TRANSLATIONS = {
         "여러분의 `{name}`에는 최종 `{name}`이 아니라 기준 구현의 {step} 결과가 들어 있습니다.",
     "your `{name}` holds the values the reference returns as `{other}`.":
         "여러분의 `{name}`에는 기준 구현이 `{other}`(으)로 돌려주는 값이 들어 있습니다.",
-    "your forward calls `self.{name}` fewer times ({made}) than the reference ({wanted}).":
-        "여러분의 forward는 `self.{name}`을(를) 기준 구현({wanted}번)보다 적게({made}번) 부릅니다.",
-    "your forward never calls `self.{name}`; the reference calls it.":
-        "여러분의 forward는 `self.{name}`을(를) 한 번도 부르지 않습니다. 기준 구현은 부릅니다.",
+    "your code calls `{name}` fewer times ({made}) than the reference ({wanted}).":
+        "여러분의 코드는 `{name}`을(를) 기준 구현({wanted}번)보다 적게({made}번) 부릅니다.",
+    "your code never calls `{name}`; the reference calls it.":
+        "여러분의 코드는 `{name}`을(를) 한 번도 부르지 않습니다. 기준 구현은 부릅니다.",
     "{kind} over axis {axis}": "축 {axis}에 대한 {kind}",
 }
 TRANSLATIONS.update({
@@ -98,8 +98,8 @@ TRANSLATIONS.update({
     "a tensor of shape {shape}": "모양이 {shape}인 텐서",
 })
 TRANSLATIONS.update({
-    "the error comes from your call of `self.{name}`, given {values}.":
-        "오류는 여러분이 `self.{name}`을(를) 부른 곳에서 납니다. 받은 값: {values}.",
+    "the error comes from your call of `{name}`, given {values}.":
+        "오류는 여러분이 `{name}`을(를) 부른 곳에서 납니다. 받은 값: {values}.",
     "The reference calls it there with tensors of shapes {shapes}.":
         "기준 구현은 그 자리에서 모양이 {shapes}인 텐서로 부릅니다.",
 })
@@ -112,7 +112,7 @@ TRANSLATIONS.update({
         "기준 구현이 넘기는 값에서 {words} 대신 {other}을(를) 더한 값",
 })
 TRANSLATIONS.update({
-    "`self.{name}` gets, as `{parameter}`, {what}.": "`self.{name}`의 `{parameter}` 인자로 들어가는 값은 {what}입니다.",
+    "`{name}` gets, as `{parameter}`, {what}.": "`{name}`의 `{parameter}` 인자로 들어가는 값은 {what}입니다.",
 })
 TRANSLATIONS.update({
     "your `{name}` holds the reference's numbers in the reference's order, but in shape {shape}: look at the sizes "
