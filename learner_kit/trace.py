@@ -40,6 +40,9 @@ SHAPE_ONLY = frozenset({
 })
 
 
+UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"})
+
+
 def _bare(name):
     return name.lstrip("_")
 
@@ -75,6 +78,7 @@ class Recorder(TorchDispatchMode):
             if isinstance(value, torch.Tensor):
                 self._source(value, ("input", name))
         self.handles, self.raised, self.wrapped = [], False, []
+        self.unset = set()  # indices of ops whose output is uninitialised memory (torch.empty, views of it)
         self.functions = _RaisedFunctions(self)
         self.watch(module)
         for name, value in inputs.items():  # a model given as an argument (greedy decoding): its calls too
@@ -89,7 +93,7 @@ class Recorder(TorchDispatchMode):
 
     def forget_construction(self):
         """Drop what was recorded so far (a constructor's work the checks then replace)."""
-        self.ops, self.calls, self.elements = [], [], 0
+        self.ops, self.calls, self.elements, self.unset = [], [], 0, set()
         self.sources = {key: value for key, value in self.sources.items() if value[0] == "input"}
 
     # ------------------------------------------------------------------ submodule calls
@@ -210,7 +214,13 @@ class Recorder(TorchDispatchMode):
         outputs = [t for t in tree_flatten(result)[0] if isinstance(t, torch.Tensor)]
         if not outputs:
             return
-        entry = {"op": op_name(func), "args": plain, "inputs": inputs, "output": self._kept(outputs[0])}
+        # The numbers of an uninitialised tensor (and of views of it) are whatever memory held: not kept
+        name = op_name(func)
+        unset = name in UNINITIALISED or (name in SHAPE_ONLY and any(
+            kind == "op" and where in self.unset for kind, where in inputs))
+        entry = {"op": name, "args": plain, "inputs": inputs, "output": None if unset else self._kept(outputs[0])}
+        if unset:
+            self.unset.add(len(self.ops))
         self.ops.append(entry)
         self._source(outputs[0], ("op", len(self.ops) - 1))
 

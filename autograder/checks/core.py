@@ -160,12 +160,6 @@ def combine(first, second):
 @cache
 def mistake_pairs(unit_name):
     """((id, id), variant) for every two known mistakes of a unit that can be made at once."""
-    return tuple((ids, both) for ids, both, _ in _pairs_with_parts(unit_name))
-
-
-@cache
-def _pairs_with_parts(unit_name):
-    """((id, id), the two at once, (first variant, second variant)) for mistake_pairs and the diagnosis."""
     mutants = list(UNITS[unit_name].mutants.items())
     pairs = []
     for i, (first_id, first_group) in enumerate(mutants):
@@ -173,7 +167,7 @@ def _pairs_with_parts(unit_name):
             for first, second in product(first_group, second_group):
                 both = combine(first, second)
                 if both is not None:
-                    pairs.append(((first_id, second_id), both, (first, second)))
+                    pairs.append(((first_id, second_id), both))
     return tuple(pairs)
 
 
@@ -380,13 +374,7 @@ class _Checker:
             if named:
                 break
         if named is None:
-            # Two mistakes at once, where each alone changes the failing case: a pair with a part that changes
-            # nothing there (a mask mistake on a case without a mask) is skipped. Skipping can only leave a
-            # mistake unnamed (the message then says where the code parts from the reference), never misname it.
-            visible = {variant for group in self.spec.mutants.values() for variant in group
-                       if not harness.same_outcome(self.known_outcome(variant, case), want, case)}
-            pairs = ((ids, (both,)) for ids, both, parts in _pairs_with_parts(self.spec.name)
-                     if all(part in visible for part in parts))
+            pairs = ((ids, (variant,)) for ids, variant in mistake_pairs(self.spec.name))
             named = harness.name_mistake(learner, outcomes(pairs), cases, want)
         return named
 

@@ -393,3 +393,15 @@ class AdditiveMaskInvertedForHeads(_Scorer):
 # the mask inverted, not ignored: the visible test must not say [additive-mask-ignored]
 bug("AdditiveMultiHeadAttention", "wrong-values", "masks", visible=(
     "property-violated", {"AdditiveAttention": AdditiveMaskInvertedForHeads}))(_multi_head(AdditiveMaskInvertedForHeads))
+
+
+@bug("AdditiveAttention", "wrong-values", "values", visible="property-violated")
+class AdditiveDropoutTwice(_Scorer):
+    """The dropout module applied twice: kept weights scaled by 1/(1-p)^2, not 1/(1-p)."""
+
+    def forward(self, query, key, value, mask=None, dropout=None):
+        scores = self.v(torch.tanh(self.w_q(query).unsqueeze(-2) + self.w_k(key).unsqueeze(-3))).squeeze(-1)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        weights = scores.softmax(dim=-1)
+        return (dropout(dropout(weights)) if dropout is not None else weights) @ value, weights

@@ -299,3 +299,14 @@ def sdpa_mask_filled_with_minus_one(query, key, value, mask=None, dropout=None):
         scores = scores.masked_fill(~mask, -1.0)
     weights = scores.softmax(dim=-1)
     return (dropout(weights) if dropout is not None else weights) @ value, weights
+
+
+@bug(UNIT, "wrong-values", "values", visible="property-violated")
+def sdpa_dropout_twice(query, key, value, mask=None, dropout=None):
+    """The dropout module applied twice: kept weights scaled by 1/(1-p)^2 (4 at p = 0.5), not 1/(1-p)."""
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(dim=-1)
+    dropped = dropout(dropout(weights)) if dropout is not None else weights
+    return dropped @ value, weights
