@@ -60,7 +60,8 @@ def locate(learner, reference, inputs, results=None):
     if not _usable(learner) or not _usable(reference):
         return ""
     try:
-        found = _Comparison(learner, reference, inputs).where() or _results(learner, reference, inputs, results)
+        comparison = _Comparison(learner, reference, inputs)
+        found = comparison.where() or _results(comparison, reference, results)
     except (RuntimeError, TypeError, ValueError, IndexError, KeyError):  # a record of unexpected shape
         return ""
     return f"{heading()} {found}" if found else ""
@@ -442,8 +443,9 @@ class _Comparison:
         return values
 
 
-def _results(learner, reference, inputs, results):
-    """A wrong result that holds values the reference has elsewhere: another of its results, an earlier step."""
+def _results(comparison, reference, results):
+    """A wrong result that holds values the reference has elsewhere: an input, a call's output, another of its
+    results, an earlier step."""
     if not results or not results[0] or not results[1]:
         return ""
     mine, theirs = results
@@ -451,6 +453,9 @@ def _results(learner, reference, inputs, results):
         wanted = theirs.get(name)
         if not isinstance(value, torch.Tensor) or not isinstance(wanted, torch.Tensor) or same(value, wanted):
             continue
+        known = comparison._named(value.detach())
+        if known:
+            return tr("your `{name}` is {words}, unchanged.", name=name, words=known)
         for other, known in theirs.items():
             if other != name and same(value.detach(), known.detach()):
                 return tr("your `{name}` holds the values the reference returns as `{other}`.", name=name, other=other)

@@ -123,3 +123,4 @@ TRANSLATIONS.update({
         "기준 구현과 같은 수들을 같은 순서로 담은 모양 {shape}의 값",
 })
 TRANSLATIONS.update({"a part or view of {words}": "{words}의 일부나 뷰(view)"})
+TRANSLATIONS.update({"your `{name}` is {words}, unchanged.": "여러분의 `{name}`은(는) {words} 그대로입니다."})
