@@ -116,5 +116,21 @@ def test_a_specific_checks_message_keeps_the_static_hints():
     with pytest.raises(AssertionError) as failure:
         check_visible("make_subsequent_mask", unit, no_future_key)
     message = str(failure.value)
-    assert message.startswith("[mask-causal-transposed]")
+    # tril(1) is not the transposed mask the check names (the fingerprint's own transposed masks say so): the id
+    # goes, the check's sentence stays
+    assert message.startswith("[property-violated]") and "query 0 sees key 1" in message
     assert f"{static_hints.INTRO}\n- Line 2:" in message and "`unused`" in message
+
+
+def test_a_specific_check_keeps_an_id_the_stored_mistakes_confirm():
+    def transposed(size, device=None):
+        return torch.ones(1, size, size, dtype=torch.bool, device=device).triu()
+
+    def no_future_key():
+        assert not transposed(3)[0].triu(1).any(), format_message("mask-causal-transposed", "query 0 sees key 1")
+
+    from learner_kit.messages import format_message
+
+    with pytest.raises(AssertionError) as failure:
+        check_visible("make_subsequent_mask", transposed, no_future_key)
+    assert str(failure.value).startswith("[mask-causal-transposed]")

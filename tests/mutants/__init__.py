@@ -7,7 +7,8 @@ the whole reference module with only that unit changed, as a stand-in for the le
 
 * its outcomes on the unit's cases and probes are compared with the reference's
   (harness.same_outcome): a mutant that agrees everywhere is *equivalent*;
-* the visible check runs (learner_kit.visible.visible_problem, what the notebook shows), then the
+* the visible check runs (learner_kit.visible.visible_problem: the stored cases; for the learner-style table the
+  notebook's own visible cell, tests/visible_cells.py, its specific checks included), then the
   hidden `check(unit, mutant, "values")` as the grader runs it;
 * every mistake id either prints is judged mechanically: it is *justified* when one of the id's
   own knobbed variants (UnitSpec.mutants[id], or a pair of them for two ids) behaves like the
@@ -44,6 +45,7 @@ from autograder.checks import UNITS, CheckFailure, check, isolation, train
 from autograder.checks.core import CUSTOM_CHECKS, aspects_of, mistake_pairs
 from learner_kit import harness
 from learner_kit.visible import visible_problem
+from tests.visible_cells import visible_cell, visible_cell_message
 
 UNIT_NAMES = (*UNITS, *CUSTOM_CHECKS)
 
@@ -283,8 +285,9 @@ def judge_of(unit):
     return _Judge(unit)
 
 
-def evaluate(mutant):
-    """The Result of one mutant: behaviour, the visible and hidden checks' verdicts, and wrong ids."""
+def evaluate(mutant, cells=False):
+    """The Result of one mutant: behaviour, the visible and hidden checks' verdicts, and wrong ids. With `cells`, the
+    visible verdict is the notebook's own visible cell's (its specific checks included), else the stored cases'."""
     result = Result(mutant)
     try:
         candidate = build(mutant)
@@ -296,7 +299,10 @@ def evaluate(mutant):
     result.changes_behaviour = judge.failing(outcomes) is not None
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet):
-        if mutant.unit in UNITS:
+        if cells and visible_cell(mutant.unit) is not None:  # the notebook's own visible cell
+            result.visible = visible_cell_message(mutant.unit, candidate)
+            result.printed["visible"] = printed_ids(result.visible)
+        elif mutant.unit in UNITS:
             result.visible = visible_problem(mutant.unit, candidate)
             result.printed["visible"] = printed_ids(result.visible)
         try:

@@ -571,7 +571,7 @@ def measure(mutant, bound=BOUND_S):
     began = time.perf_counter()
     try:
         with _bounded(bound):
-            result = evaluate(mutant)
+            result = evaluate(mutant, cells=True)  # the notebook's visible cell, as learners see it
     except TimedOut:
         return Measured(Result(mutant), time.perf_counter() - began, timed_out=True)
     return Measured(result, time.perf_counter() - began)
