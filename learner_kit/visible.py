@@ -23,7 +23,7 @@ import torch
 from learner_kit import explain, harness, i18n, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
-from learner_kit.locate import LOCATABLE_IDS, locate
+from learner_kit.locate import LOCATABLE_IDS, is_located, locate
 from learner_kit.messages import TestFailed, catalogue_of, format_message
 from learner_kit.replay import Replay
 
@@ -54,7 +54,11 @@ def check_visible(unit_name, candidate, *specific_checks):
     for specific in specific_checks:
         found = _specific_problem(specific, candidate)
         if found and (not message or found[1]):
-            raise TestFailed(_with_hints(_unless_disproved(unit_name, candidate, found[0]), candidate)) from None
+            text = _unless_disproved(unit_name, candidate, found[0])
+            where = [line for line in message.splitlines() if is_located(line)]
+            if where and _is_generic(text) and not is_located(text):  # the stored cases' location still holds
+                text = f"{text}\n{where[0]}"
+            raise TestFailed(_with_hints(text, candidate)) from None
     if message:
         raise TestFailed(message)
     _VERDICTS[unit_name] = (candidate, True)
