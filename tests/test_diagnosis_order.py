@@ -198,6 +198,17 @@ def test_a_specific_check_speaks_before_the_generic_wrong_values():
     assert visible_problem("make_tgt_mask", unit).startswith("[wrong-values]")
     with pytest.raises(AssertionError) as caught:
         check_visible("make_tgt_mask", unit, _no_pad_key(unit))
+    # The check's sentence speaks before the stored cases' generic wrong values. Its id does not: this mask blocks
+    # the padding everywhere but the last position, which the id's own mistake (no padding part at all) does not
+    # reproduce on the stored cases, so the id is not proven (visible._unless_disproved).
+    assert str(caught.value).startswith("[property-violated]") and "A query may attend to a pad key." in str(caught.value)
+
+
+def test_a_specific_checks_id_stands_where_its_mistake_is_the_learners():
+    unit = cell(TARGET_MASK_WITHOUT_PAD.replace("    pad[:, -1] = True\n", "    pad = torch.ones_like(pad)\n"),
+                "make_tgt_mask", "/tmp/ipykernel_0/cell_no_pad_at_all.py")
+    with pytest.raises(AssertionError) as caught:
+        check_visible("make_tgt_mask", unit, _no_pad_key(unit))
     assert str(caught.value).startswith("[mask-tgt-missing-pad]")
 
 
