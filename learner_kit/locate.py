@@ -45,6 +45,11 @@ def heading():
     return tr("Where it parts from the reference:")
 
 
+def with_location(detail, where):
+    """A failure's detail with the located sentence on a line of its own (either may be '')."""
+    return f"{detail}\n{where}" if where and detail else where or detail
+
+
 def is_located(message):
     """Whether a message says where the learner's computation parts from the reference's."""
     return heading() in message or HEADING in message

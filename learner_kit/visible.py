@@ -23,7 +23,7 @@ import torch
 from learner_kit import explain, harness, i18n, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
-from learner_kit.locate import LOCATABLE_IDS, is_located, locate
+from learner_kit.locate import LOCATABLE_IDS, is_located, locate, with_location
 from learner_kit.messages import TestFailed, catalogue_of, format_message
 from learner_kit.replay import Replay
 
@@ -103,12 +103,7 @@ def _unless_disproved(unit_name, candidate, message):
     known = data["mutants"].get(mistake_id)
     if not known:
         return message
-    stored = data["call"]
-    init = tuple(stored["init"]) if stored["init"] is not None else None
-    call = Call(outputs=stored["outputs"], init=init, weights=stored["weights"],
-                axes={name: tuple(axes) for name, axes in stored["axes"].items()})
-    cases = [Case(c["inputs"], label=case_label(c), compare=tuple(c["compare"]), torch_seed=c["torch_seed"])
-             for c in data["cases"]]
+    call, cases = _stored_call(data), _stored_cases(data)
     learner = [harness.run(candidate, replace(call, bindings=_replays(c)), case) for c, case in zip(data["cases"], cases)]
     if any(all(harness.same_outcome(mine, _outcome(theirs), case) for mine, theirs, case in zip(learner, variant, cases))
            for variant in known):
@@ -162,15 +157,11 @@ def _with_hints(message, candidate):
 
 def _visible_problem(unit_name, candidate):
     data = load(unit_name)
-    stored = data["call"]
-    init = tuple(stored["init"]) if stored["init"] is not None else None
-    call = Call(outputs=stored["outputs"], init=init, weights=stored["weights"],
-                axes={name: tuple(axes) for name, axes in stored["axes"].items()})
-    wrong = harness.wrong_kind(candidate, init is not None, unit_name)
+    call = _stored_call(data)
+    wrong = harness.wrong_kind(candidate, call.init is not None, unit_name)
     if wrong:
         return format_message(*wrong)
-    cases = [Case(c["inputs"], label=case_label(c), compare=tuple(c["compare"]), torch_seed=c["torch_seed"])
-             for c in data["cases"]]
+    cases = _stored_cases(data)
     calls = [replace(call, bindings=_replays(c)) for c in data["cases"]]
     learner = [harness.run(candidate, calls[i], case) for i, case in enumerate(cases)]
     for index, (got, case) in enumerate(zip(learner, cases)):
@@ -197,6 +188,19 @@ def _visible_problem(unit_name, candidate):
     return ""
 
 
+def _stored_call(data):
+    """How a fingerprint's unit is called (its stored outputs, constructor arguments, weights and axes)."""
+    stored = data["call"]
+    init = tuple(stored["init"]) if stored["init"] is not None else None
+    return Call(outputs=stored["outputs"], init=init, weights=stored["weights"],
+                axes={name: tuple(axes) for name, axes in stored["axes"].items()})
+
+
+def _stored_cases(data):
+    return [Case(c["inputs"], label=case_label(c), compare=tuple(c["compare"]), torch_seed=c["torch_seed"])
+            for c in data["cases"]]
+
+
 def _located(detail, mistake_id, candidate, call, case, want, data, index):
     """`detail` and, for a symptom no known mistake explains, where the learner's computation parts from the
     reference's on this case (learner_kit.locate, against the reference's record stored in the fingerprint)."""
@@ -204,8 +208,7 @@ def _located(detail, mistake_id, candidate, call, case, want, data, index):
     if mistake_id not in LOCATABLE_IDS or not stored or stored[index] is None:
         return detail
     mine = harness.run(candidate, call, case, trace=True)
-    where = locate(mine.trace, stored[index], case.inputs, (mine.outputs or {}, want.outputs or {}))
-    return f"{detail}\n{where}" if where and detail else where or detail
+    return with_location(detail, locate(mine.trace, stored[index], case.inputs, (mine.outputs or {}, want.outputs or {})))
 
 
 def _problem(got, want, case, axes, properties):

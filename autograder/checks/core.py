@@ -18,7 +18,7 @@ from autograder import reference
 from learner_kit import harness
 from learner_kit.harness import Call
 from learner_kit.i18n import tr
-from learner_kit.locate import LOCATABLE_IDS, locate
+from learner_kit.locate import LOCATABLE_IDS, locate, with_location
 from learner_kit.messages import format_message
 from learner_kit.stand_ins import STAND_INS
 
@@ -350,8 +350,7 @@ class _Checker:
             if named:
                 mistake_id, detail = named, harness.named_detail(mistake_id, detail)
             elif mistake_id in LOCATABLE_IDS:
-                where = self.locate(case, got, want)
-                detail = f"{detail}\n{where}" if where and detail else where or detail
+                detail = with_location(detail, self.locate(case, got, want))
         if self.naming and self.spec.picture and want is not None and got.outputs:
             pictures.show_attention(got.outputs, want.outputs, self.spec.picture)
         raise CheckFailure(mistake_id, detail)
@@ -365,8 +364,11 @@ class _Checker:
         cases = [case, *self.spec.probes()]
         learner = [got, *(self.run(c) for c in cases[1:])]
 
+        keys = [_case_key(c) for c in cases]  # once per case, not once per known mistake
+
         def outcomes(groups):
-            return ((ids, (self.known_outcome(variant, c) for c in cases)) for ids, group in groups for variant in group)
+            return ((ids, (self.known_outcome(variant, c, k) for c, k in zip(cases, keys)))
+                    for ids, group in groups for variant in group)
 
         named = harness.name_mistake(learner, outcomes(self.spec.mutants.items()), cases, want)
         for diagnoser in () if named else self.spec.diagnosers:
@@ -378,10 +380,9 @@ class _Checker:
             named = harness.name_mistake(learner, outcomes(pairs), cases, want)
         return named
 
-    def known_outcome(self, variant, case):
-        """A known mistake's outcome on `case`: the same for every learner, so kept for the next one (a class's
-        wrong answers in one worker pay for the known mistakes' runs once)."""
-        key = _case_key(case)
+    def known_outcome(self, variant, case, key):
+        """A known mistake's outcome on `case` (`key`: its _case_key): the same for every learner, so kept for the
+        next one (a class's wrong answers in one worker pay for the known mistakes' runs once)."""
         if key is None:
             return harness.run(variant, self.call, case)
         key = (self.spec.name, self.call_key, variant, key)
