@@ -55,14 +55,20 @@ help:
 	@echo "make bench         autograder grade vs stock nbgrader autograde"
 	@echo "make bench-train   the capstone trained with three seeds"
 
+# start.py does the work, for `make` and for learners without it (`python3 start.py`, `py start.py`): it creates
+# .venv/, installs requirements.txt and the course, and writes the stamp. On Linux PyTorch comes from PyTorch's
+# CPU-only index unless TORCH_BUILD=cuda (PyPI's CUDA build, for a GPU grading machine); without TORCH_BUILD a
+# venv keeps the build it was set up with (start.py records it in the stamp); cpu for a new one.
+TORCH_BUILD ?=
+ifneq ($(filter-out cpu cuda,$(TORCH_BUILD)),)
+$(error TORCH_BUILD=$(TORCH_BUILD) is not a build of PyTorch here: use cpu (the default) or cuda)
+endif
+TORCH_FLAG = $(if $(TORCH_BUILD),--torch $(TORCH_BUILD),)
 venv: $(STAMP)
+	$(if $(TORCH_BUILD),$(PYTHON) start.py install --venv $(VENV) $(TORCH_FLAG),@true)
 
 $(STAMP): requirements.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "is ignored: it is neither" || true
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | grep -v "is ignored: it is neither" || true
-	$(BIN)/python -c "import torch, nbgrader, autograder, learner_kit" 
-	touch $@
+	$(PYTHON) start.py install --venv $(VENV) $(TORCH_FLAG)
 
 # Grading runs learners' code in bubblewrap (autograder/grading/sandbox.py). Installed here with
 # apt-get where that is possible (Debian-like, as root); otherwise `autograder grade` says how.
@@ -87,12 +93,8 @@ browser-tool:
 # (learner_kit/lab_style.py: no empty boxes without a Korean font installed); layouts are kept in the
 # workspace, and a first one opens notebook 01. The instructor's side is `make formgrader`.
 lab: $(STAMP)
-	$(BIN)/python -m learner_kit.workspace $(LEVEL_DIR)$(EDITION)course $(WORKSPACE) --layout $(LAB_WORKSPACES) \
-	  $(if $(LAB_LOCALE),--locale $(LAB_LOCALE) --settings $(LAB_SETTINGS),)
-	cd $(WORKSPACE) && COURSE_LANG=$(COURSE_LANG) JUPYTER_CONFIG_PATH=$(CURDIR)/lab-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
-	  $(if $(LAB_LOCALE),JUPYTERLAB_SETTINGS_DIR=$(abspath $(LAB_SETTINGS)),) \
-	  $(CURDIR)/$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. \
-	  --LabApp.default_url=/lab/tree/$$(ls */*.ipynb | head -n 1) --LabApp.workspaces_dir=$(abspath $(LAB_WORKSPACES)) $(LAB_ARGS)
+	$(PYTHON) start.py lab --venv $(VENV) --lang $(COURSE_LANG) --level $(LEVEL) --workspace $(WORKSPACE) \
+	  --layouts $(LAB_WORKSPACES) $(if $(LAB_LOCALE),--settings $(LAB_SETTINGS),) -- $(LAB_ARGS)
 
 # For every unit of the course, whether the learner's copy in the workspace passes its visible test.
 progress: $(STAMP)
@@ -120,21 +122,21 @@ formgrader: $(STAMP)
 
 test: test-unit test-notebooks
 
-# PyPI's own torch==2.13.0 for Linux is the CUDA build (what an instructor's `pip install` gets; this
-# workplace's pip otherwise prefers a local CPU wheel): in a venv of its own, the demo class must grade
+# PyPI's own torch==2.13.0 for Linux is the CUDA build (TORCH_BUILD=cuda; pip --isolated: this workplace's pip
+# otherwise prefers a local CPU wheel): in a venv of its own, the demo class must grade
 # exactly as with the CPU build. Downloads gigabytes once; not part of `make test`.
 CUDA_BUILD_VENV ?= .venv-cuda-build
 test-cuda-build: sandbox-tool
-	test -x $(CUDA_BUILD_VENV)/bin/python || $(PYTHON) -m venv $(CUDA_BUILD_VENV)
-	$(CUDA_BUILD_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check -r requirements.txt
-	$(CUDA_BUILD_VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check --no-deps -e .
+	$(PYTHON) start.py install --venv $(CUDA_BUILD_VENV) --torch cuda --pip-option=--isolated
 	$(CUDA_BUILD_VENV)/bin/python -c "import torch; print('torch', torch.__version__, '| CUDA', torch.version.cuda, '| GPU usable', torch.cuda.is_available())"
 	$(CUDA_BUILD_VENV)/bin/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
 
 # On a machine with an NVIDIA GPU: the CUDA cases, the device aspect on CUDA in the sandbox, and the demo
 # class graded with the GPU visible and hidden (CUDA_VISIBLE_DEVICES=): perfect full marks, empty 0 both times.
 GPU_TESTS := tests/test_gpu.py tests/test_reference_vs_torch.py tests/test_judge.py tests/test_grading_platform.py
+test-gpu: TORCH_BUILD = cuda
 test-gpu: $(STAMP) sandbox-tool
+	$(PYTHON) start.py install --venv $(VENV) --torch cuda
 	@$(BIN)/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'make test-gpu: no usable GPU here (torch ' + torch.__version__ + ')')"
 	$(BIN)/python -m pytest $(GPU_TESTS)
 	$(BIN)/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)

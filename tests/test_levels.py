@@ -264,8 +264,13 @@ def make(*args):
 def test_make_lab_and_progress_open_each_level_in_its_own_workspace(lang, level, release, workspace):
     lab = make("lab", f"COURSE_LANG={lang}", f"LEVEL={level}")
     assert lab.returncode == 0, lab.stderr
-    assert f"learner_kit.workspace {release} {workspace} --layout {workspace}/.jupyter/workspaces" in lab.stdout
-    assert f"cd {workspace} && COURSE_LANG={lang}" in lab.stdout
+    assert f"start.py lab --venv .venv --lang {lang} --level {level} --workspace {workspace}" in lab.stdout
+    # what start.py (make lab's code, and the way in without make) runs for them
+    plan = subprocess.run([sys.executable, "start.py", "--dry-run", "--lang", lang, "--level", level], cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert plan.returncode == 0, plan.stderr
+    assert f"learner_kit.workspace {release} {workspace} --layout {workspace}/.jupyter/workspaces" in plan.stdout
+    assert f"cd {workspace} && COURSE_LANG={lang}" in plan.stdout
     progress = make("progress", f"COURSE_LANG={lang}", f"LEVEL={level}")
     assert progress.returncode == 0 and f"learner_kit.progress {workspace}\n" in progress.stdout
     ignored = subprocess.run(["git", "check-ignore", "-q", f"{workspace}/01-attention/01-attention.ipynb"], cwd=ROOT)
