@@ -33,7 +33,7 @@ LAB_SETTINGS ?= $(WORKSPACE)/.jupyter/lab/user-settings
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo challenge-answers mutants demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool hub-tool hub lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo challenge-answers mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -42,6 +42,7 @@ help:
 	@echo "                          (with COURSE_LANG=ko: 도전 단계, in workspace-ko-challenge/)"
 	@echo "make progress      which units of your workspace pass their visible test (same COURSE_LANG and LEVEL)"
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
+	@echo "make hub [HUB_DIR=dir HUB_CLASS=class.json HUB_PORT=8000]   as root: a class on JupyterHub on this machine"
 	@echo "make test          run the whole test suite (what CI runs)"
 	@echo "make test-gpu      on a machine with an NVIDIA GPU: grading with CUDA, GPU visible and hidden"
 	@echo "make test-cuda-build   grade the demo class with PyPI's CUDA build of torch (downloads gigabytes)"
@@ -87,6 +88,47 @@ browser-tool:
 	    echo "installing chromium (the browser tests)"; \
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (e.g. sudo apt-get install chromium) to run tests/browser"; fi; }
+
+# JupyterHub for a class on this machine (`make hub`, the README's "Running a class on JupyterHub"): jupyterhub
+# from PyPI (requirements-hub.txt, into .venv: learners never need it) and its proxy, configurable-http-proxy,
+# from npm (hub/package.json and its lock, into .venv/hub-proxy); nodejs and npm with apt-get where missing
+# (Debian-like, as root).
+HUB_STAMP := $(VENV)/.hub-installed
+HUB_PROXY := $(VENV)/hub-proxy/node_modules/.bin/configurable-http-proxy
+hub-tool: $(HUB_STAMP) $(HUB_PROXY)
+
+$(HUB_STAMP): $(STAMP) requirements-hub.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-hub.txt
+	touch $@
+
+$(HUB_PROXY): hub/package.json hub/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing nodejs and npm (JupyterHub's proxy)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	  fi; }
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p $(VENV)/hub-proxy && cp hub/package.json hub/package-lock.json $(VENV)/hub-proxy/ && \
+	  (cd $(VENV)/hub-proxy && npm ci --no-audit --no-fund --loglevel=error) && touch $@; \
+	else echo "npm is missing: install nodejs and npm (e.g. sudo apt-get install nodejs npm) for make hub"; fi
+
+# A class on JupyterHub, on this machine, as root: hub/prepare.py sets up HUB_DIR (the hub's database and
+# nbgrader's exchange) and closes the course's answers to everyone but root and the instructors' group; then
+# JupyterHub (hub/jupyterhub_config.py) logs in the machine's users (PAM) listed in HUB_CLASS
+# (hub/class.example.json): students get the learner's lab with the Assignment List, instructors formgrader.
+HUB_DIR ?= /srv/transformer-hub
+HUB_CLASS ?= $(HUB_DIR)/class.json
+HUB_PORT ?= 8000
+HUB_API_PORT ?= 8081
+HUB_PROXY_API_PORT ?= 8001
+HUB_GROUP ?= transformer-instructors
+HUB_ARGS ?=
+hub: hub-tool sandbox-tool
+	$(BIN)/python hub/prepare.py --dir $(HUB_DIR) --class $(HUB_CLASS) --group $(HUB_GROUP)
+	cd $(HUB_DIR) && TRANSFORMER_HUB_DIR=$(abspath $(HUB_DIR)) TRANSFORMER_HUB_CLASS=$(abspath $(HUB_CLASS)) \
+	  TRANSFORMER_HUB_PORT=$(HUB_PORT) TRANSFORMER_HUB_API_PORT=$(HUB_API_PORT) \
+	  TRANSFORMER_HUB_PROXY_API_PORT=$(HUB_PROXY_API_PORT) TRANSFORMER_HUB_GROUP=$(HUB_GROUP) \
+	  $(CURDIR)/$(BIN)/jupyterhub -f $(CURDIR)/hub/jupyterhub_config.py $(HUB_ARGS)
 
 # The learner's lab: lab-config/ (first on JUPYTER_CONFIG_PATH) hides nbgrader's instructor and exchange
 # tools and Jupyter's news, shortens Validate's report, and serves the course's Korean font to the page
@@ -148,7 +190,7 @@ test-gpu: $(STAMP) sandbox-tool
 # processes of their own), on 2 workers below that (CI's 2 cores: 13 min instead of 19, the grading
 # tests' waits on their subprocesses overlapping the others' work); TEST_WORKERS=0 runs them in turn.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -ge 6 ]; then echo $$((n / 2)); elif [ $$n -ge 2 ]; then echo 2; else echo 0; fi)
-test-unit: $(STAMP) sandbox-tool browser-tool
+test-unit: $(STAMP) sandbox-tool browser-tool hub-tool
 	$(BIN)/python -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile,) --durations=25 tests
 
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU

@@ -1,0 +1,128 @@
+"""The course's editions as nbgrader courses on the hub, and the instructor's course folders.
+
+Each edition (language and level) is released as a course of nbgrader's exchange, with the same
+assignment ids: `transformer` (English, guided), `transformer-ko`, `transformer-challenge`,
+`transformer-ko-challenge`. The instructor's home holds one course folder per edition, laid out
+as the repository is (~/transformer, ~/transformer/ko, ~/transformer/challenge,
+~/transformer/challenge/ko), each with an nbgrader_config.py that calls ``configure`` below:
+the source and release are the repository's own (solutions/ and course/ of that edition, never
+copied), the exchange is the hub's, and all four collect into one ~/transformer/submitted/ so that
+one `autograder grade submitted --out graded` grades the whole class. ``release_feedback`` is
+nbgrader's, fed with the course's feedback pages (``CourseFeedbackRelease``).
+"""
+import os
+import shutil
+from pathlib import Path
+
+from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
+
+REPO = Path(__file__).resolve().parent.parent
+COURSE = "transformer"
+# edition -> its folder in the repository (and in the instructor's ~/transformer), its language
+EDITIONS = {
+    "en": {"folder": "", "lang": "en"},
+    "ko": {"folder": "ko", "lang": "ko"},
+    "en-challenge": {"folder": "challenge", "lang": "en"},
+    "ko-challenge": {"folder": "challenge/ko", "lang": "ko"},
+}
+CONFIG = '''"""nbgrader's course {course_id} ({edition}) on the class's JupyterHub: written by the hub when your server starts.
+
+The settings are in {module}: the source and release are the course's own ({source}), the exchange the hub's.
+"""
+import sys
+
+sys.path.insert(0, {hub!r})
+import course  # noqa: E402
+
+course.configure(get_config(), __file__, {edition!r})  # noqa: F821
+'''
+
+
+def course_id(edition):
+    return COURSE if edition == "en" else f"{COURSE}-{edition}"
+
+
+def instructor_folders(home, account):
+    """~/transformer and its editions' folders with their nbgrader_config.py, owned by the instructor."""
+    top = Path(home) / COURSE
+    for edition, spec in EDITIONS.items():
+        folder = top / spec["folder"] if spec["folder"] else top
+        folder.mkdir(parents=True, exist_ok=True)
+        text = CONFIG.format(course_id=course_id(edition), edition=edition, module=Path(__file__).resolve(),
+                             source=REPO / spec["folder"] / "solutions", hub=str(Path(__file__).resolve().parent))
+        config = folder / "nbgrader_config.py"
+        if not config.is_file() or config.read_text(encoding="utf-8") != text:
+            config.write_text(text, encoding="utf-8")
+    for path in [top, *top.rglob("*")]:
+        if path.stat().st_uid != account.pw_uid:
+            os.chown(path, account.pw_uid, account.pw_gid)
+    return top
+
+
+def configure(c, config_file, edition):
+    """nbgrader's configuration of the edition's course folder in the instructor's home."""
+    spec = EDITIONS[edition]
+    here = Path(config_file).resolve().parent
+    top = here.parents[len(Path(spec["folder"]).parts) - 1] if spec["folder"] else here
+    source = REPO / spec["folder"] if spec["folder"] else REPO
+    # The course's own settings first (blanks' stubs, grading limits...), as its nbgrader_config.py has them.
+    own = source / "nbgrader_config.py"
+    exec(compile(own.read_text(encoding="utf-8"), str(own), "exec"),  # noqa: S102  (the course's own file)
+         {"get_config": lambda: c, "__file__": str(own)})
+    c.CourseDirectory.root = str(here)
+    c.CourseDirectory.course_id = course_id(edition)
+    c.CourseDirectory.source_directory = str(source / "solutions")
+    c.CourseDirectory.release_directory = str(source / "course")
+    # The whole class, every edition, in one folder: `autograder grade submitted --out graded` in ~/transformer.
+    c.CourseDirectory.submitted_directory = str(top / "submitted")
+    c.CourseDirectory.feedback_directory = str(top / "graded" / "feedback")
+    c.Exchange.root = os.environ.get("TRANSFORMER_HUB_EXCHANGE", "/srv/transformer-hub/exchange")
+    c.ExchangeFactory.release_feedback = CourseFeedbackRelease
+    # formgrader shows learners' notebooks with the feedback pages' sanitiser (as `make formgrader` does).
+    c.HTMLExporter.sanitize_html = True
+    c.HTMLExporter.filters = {
+        "clean_html": "autograder.grading.feedback_page.clean_html",
+        "strip_files_prefix": "autograder.grading.feedback_page.strip_files_prefix_and_sanitise",
+    }
+
+
+class CourseFeedbackRelease(ExchangeReleaseFeedback):
+    """nbgrader's release_feedback of the pages `autograder grade` wrote (graded/feedback/<student>/<assignment>/).
+
+    nbgrader names a released page after a secret that the student's submission carries (only the
+    student and the instructor know it; fetch_feedback finds the page by it). Its own generate_feedback
+    copies the secret and the timestamp beside each page; `autograder grade` writes the pages only, so
+    they are taken here from the collected submission. A page is released in this course only for a
+    submission that this course's inbound holds (the same student and timestamp): the four editions
+    share the submitted/ and graded/ folders, not their students.
+    """
+
+    def copy_files(self):
+        assignment = self.coursedir.assignment_id
+        inbound = Path(self.root) / self.coursedir.course_id / "inbound"
+        here = set()
+        for entry in os.listdir(inbound) if inbound.is_dir() else []:
+            parts = entry.rsplit("+", 3)
+            if len(parts) == 4 and parts[1] == assignment and (inbound / entry / "timestamp.txt").is_file():
+                here.add((parts[0], (inbound / entry / "timestamp.txt").read_text().strip()))
+        others = []
+        feedback = Path(self.coursedir.format_path(self.coursedir.feedback_directory, ".", ".")).resolve()
+        students = [self.coursedir.student_id] if self.coursedir.student_id not in ("", "*") else [p.parent.name for p in feedback.glob(f"*/{assignment}")]
+        for student in students:
+            folder = Path(self.coursedir.format_path(self.coursedir.feedback_directory, student, assignment))
+            submitted = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment))
+            stamp = submitted / "timestamp.txt"
+            if not folder.is_dir():
+                continue
+            if not stamp.is_file() or (student, stamp.read_text().strip()) not in here:
+                others.append(student)
+                continue
+            for name in ("timestamp.txt", "submission_secret.txt"):
+                if (submitted / name).is_file():
+                    shutil.copyfile(submitted / name, folder / name)
+        if others:
+            self.log.info("Not of course %s (or not collected from it): %s", self.coursedir.course_id, ", ".join(sorted(set(others))))
+            excluded = set(filter(None, (self.coursedir.student_id_exclude or "").split(",")))
+            self.coursedir.student_id_exclude = ",".join(sorted(excluded | set(others)))
+        super().copy_files()
+

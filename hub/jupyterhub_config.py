@@ -1,0 +1,122 @@
+"""JupyterHub for a class on one machine (`make hub`): the course's lab for students, formgrader for instructors.
+
+Started by `make hub` as root (it logs in the machine's own users with PAM and starts each user's
+server as that user), from the hub's folder (TRANSFORMER_HUB_DIR: its database, cookie secret and
+nbgrader's exchange), after hub/prepare.py has set that folder up. The class is a JSON file
+(TRANSFORMER_HUB_CLASS, see hub/class.example.json): who teaches, and each student's edition
+(en, ko, en-challenge, ko-challenge). Each edition is a course of nbgrader's exchange
+(hub/course.py): an assignment has one id (01-attention) in every edition, and `autograder grade`
+reads each notebook's language and level from the notebook itself.
+
+- A student's server: the learner's lab (lab-config/) with hub/student/ before it: nbgrader's
+  Assignment List on (fetch, submit, fetch feedback in the course of the student's edition),
+  the instructor's tools off, the home folder private (0700).
+- An instructor's server: formgrader on ~/transformer (the English guided course; ko/, challenge/,
+  challenge/ko/ beside it are the other editions: hub/course.py writes their nbgrader_config.py),
+  with hub/instructor/ before lab-config/; the instructor is put in the hub's instructors group,
+  the only one (with root) that can read the solutions, the reference and the hidden tests
+  (hub/prepare.py).
+"""
+import grp
+import json
+import os
+import pwd
+import subprocess
+import sys
+from pathlib import Path
+
+HUB = Path(__file__).resolve().parent
+REPO = HUB.parent
+sys.path.insert(0, str(HUB))
+import course  # noqa: E402  (hub/course.py: the editions and the instructor's course folders)
+
+c = get_config()  # noqa: F821
+
+HUB_DIR = Path(os.environ.get("TRANSFORMER_HUB_DIR", "/srv/transformer-hub")).resolve()
+CLASS_FILE = Path(os.environ.get("TRANSFORMER_HUB_CLASS", HUB_DIR / "class.json"))
+EXCHANGE = HUB_DIR / "exchange"
+GROUP = os.environ.get("TRANSFORMER_HUB_GROUP", "transformer-instructors")
+VENV_BIN = Path(sys.executable).parent  # the course's .venv: JupyterHub runs from it, and so does every user's server
+
+CLASS = json.loads(CLASS_FILE.read_text(encoding="utf-8"))
+INSTRUCTORS = set(CLASS.get("instructors", []))
+STUDENTS = dict(CLASS.get("students", {}))
+for name, edition in STUDENTS.items():
+    if edition not in course.EDITIONS:
+        raise SystemExit(f"{CLASS_FILE}: student {name!r} has edition {edition!r}; use one of {sorted(course.EDITIONS)}")
+if INSTRUCTORS & set(STUDENTS):
+    raise SystemExit(f"{CLASS_FILE}: {sorted(INSTRUCTORS & set(STUDENTS))} are listed as instructors and as students")
+
+# ---------------------------------------------------------------- the hub, its proxy, its state
+c.JupyterHub.bind_url = f"http://{os.environ.get('TRANSFORMER_HUB_IP', '127.0.0.1')}:{os.environ.get('TRANSFORMER_HUB_PORT', '8000')}"
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = int(os.environ.get("TRANSFORMER_HUB_API_PORT", "8081"))
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{os.environ.get('TRANSFORMER_HUB_PROXY_API_PORT', '8001')}"
+c.ConfigurableHTTPProxy.command = [str(REPO / ".venv" / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy")]
+c.ConfigurableHTTPProxy.pid_file = str(HUB_DIR / "jupyterhub-proxy.pid")
+c.JupyterHub.db_url = f"sqlite:///{HUB_DIR / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(HUB_DIR / "jupyterhub_cookie_secret")
+c.JupyterHub.cleanup_servers = True  # `make hub` stopped stops the users' servers too
+
+# ---------------------------------------------------------------- who may log in
+# PAM (JupyterHub's default): the machine's own users and passwords, as on The Littlest JupyterHub's
+# machine or any shared server; the hub runs as root to check them and to start servers as them.
+c.JupyterHub.authenticator_class = "pam"
+c.Authenticator.allowed_users = INSTRUCTORS | set(STUDENTS)
+c.Authenticator.admin_users = INSTRUCTORS  # they may see the students' servers; students see only their own
+c.JupyterHub.load_groups = {
+    "instructors": {"users": sorted(INSTRUCTORS)},
+    **{f"edition-{edition}": {"users": sorted(n for n, e in STUDENTS.items() if e == edition)} for edition in course.EDITIONS},
+}
+
+# ---------------------------------------------------------------- each user's server
+c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.http_timeout = 120  # a busy 2-core machine takes a while to load JupyterLab's extensions
+c.Spawner.start_timeout = 120
+
+
+def _private_home(name):
+    """The user's home, made 0700: the students' work is in it (JupyterHub's server runs there)."""
+    home = Path(pwd.getpwnam(name).pw_dir)
+    if home.is_dir() and home.stat().st_mode & 0o077:
+        home.chmod(0o700)
+    return home
+
+
+def _in_group(name):
+    """The instructor joins the hub's instructors group (made by hub/prepare.py) before the server starts."""
+    try:
+        members = grp.getgrnam(GROUP).gr_mem
+    except KeyError:
+        raise RuntimeError(f"the group {GROUP} is missing: `make hub` (hub/prepare.py) creates it")
+    if name not in members:
+        subprocess.run(["usermod", "-a", "-G", GROUP, name], check=True)
+
+
+def pre_spawn_hook(spawner):
+    name = spawner.user.name
+    home = _private_home(name)
+    env = {
+        "PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "TRANSFORMER_HUB_EXCHANGE": str(EXCHANGE),
+        "MPLCONFIGDIR": str(home / ".cache" / "matplotlib"),
+    }
+    if name in INSTRUCTORS:
+        _in_group(name)
+        folder = course.instructor_folders(home, pwd.getpwnam(name))
+        env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'instructor'}:{REPO / 'lab-config'}"
+        spawner.notebook_dir = str(folder)
+        spawner.default_url = "/formgrader"
+    else:
+        edition = STUDENTS[name]
+        env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'student'}:{REPO / 'lab-config'}"
+        env["TRANSFORMER_HUB_COURSE"] = course.course_id(edition)
+        env["COURSE_LANG"] = course.EDITIONS[edition]["lang"]
+        spawner.notebook_dir = str(home)
+        spawner.default_url = "/lab"
+    spawner.environment = {**spawner.environment, **env}
+
+
+c.Spawner.pre_spawn_hook = pre_spawn_hook

@@ -1,0 +1,11 @@
+"""nbgrader on a student's server of the class's JupyterHub (`make hub`), read after lab-config/nbgrader_config.py.
+
+The Assignment List fetches, submits and fetches feedback in the course of the student's edition
+(set by the hub: hub/jupyterhub_config.py), through the hub's exchange; each assignment is fetched
+into the student's home (~/01-attention/).
+"""
+import os
+
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = os.environ["TRANSFORMER_HUB_COURSE"]
+c.Exchange.root = os.environ["TRANSFORMER_HUB_EXCHANGE"]
