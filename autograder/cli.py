@@ -72,34 +72,46 @@ ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) a
                "SIS Login ID, Section columns (see autograder/grading/README.md)")
 
 
-def export_with_roster(db_url, out: Path, roster):
-    """OUT/gradebook.csv from the gradebook, the roster's columns filled in; its warnings on stderr."""
+def export_with_roster(db_url, out: Path, roster, warn):
+    """OUT/gradebook.csv from the gradebook, the roster's columns filled in, and the roster's names entered in
+    nbgrader's student table (formgrader's); ``warn`` gets each warning."""
     from autograder.grading.lms_export import export_gradebook
 
-    return export_gradebook(db_url, out / "gradebook.csv", warn=lambda line: say(f"warning: {line}"),
-                            **({"roster": str(roster)} if roster else {}))
+    path = export_gradebook(db_url, out / "gradebook.csv", warn=warn, **({"roster": str(roster)} if roster else {}))
+    if roster:
+        from autograder.grading.gradebook import name_students
+        from autograder.grading.lms_export import read_roster
+
+        name_students(db_url, read_roster(roster))
+    return path
 
 
 def report_command(args):
+    """gradebook.csv first (where there is a gradebook), so that its warnings (the roster's) are in the report too."""
     from autograder.grading.class_report import ReportError, write_report
     from autograder.grading.config import configured_db_url
 
+    db_url = args.db_url or configured_db_url()
+    if db_url is None and (args.out / "gradebook.db").is_file():
+        db_url = f"sqlite:///{(args.out / 'gradebook.db').resolve()}"
+    warnings, status, exported = [], 0, None
+    if db_url and (args.out / "results.json").is_file():
+        try:
+            exported = export_with_roster(db_url, args.out, args.roster, warnings.append)
+        except Exception as error:  # a gradebook we cannot read: the report is written all the same
+            say(f"autograder: gradebook.csv not written ({type(error).__name__}: {error})")
+            status = 1
+    for warning in warnings:
+        say(f"warning: {warning}")
     try:
-        page = write_report(args.out)
+        page = write_report(args.out, extra_warnings=warnings)
     except ReportError as error:
         say(f"autograder: {error}")
         return 2
     say(f"class report: {page}")
-    db_url = args.db_url or configured_db_url()
-    if db_url is None and (args.out / "gradebook.db").is_file():
-        db_url = f"sqlite:///{(args.out / 'gradebook.db').resolve()}"
-    if db_url:
-        try:
-            say(f"gradebook for an LMS: {export_with_roster(db_url, args.out, args.roster)}")
-        except Exception as error:  # a gradebook we cannot read: the report is written all the same
-            say(f"autograder: gradebook.csv not written ({type(error).__name__}: {error})")
-            return 1
-    return 0
+    if exported:
+        say(f"gradebook for an LMS: {exported}")
+    return status
 
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), as a shell reports it
@@ -128,7 +140,7 @@ def grade_command(args):
                         notebook_budget_s=args.budget, kernel_run=args.kernel_run)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
-                        log=say, scheduler=args.scheduler or configured_scheduler())
+                        log=say, scheduler=args.scheduler or configured_scheduler(), roster=args.roster)
     except GradingError as error:
         say(f"autograder: {error}")
         return 2
@@ -142,14 +154,6 @@ def grade_command(args):
     if args.table:
         for line in grade_table(records).splitlines():
             print(escaped(line))
-    if args.roster and records:  # the run wrote gradebook.csv without it: again, with the roster's columns
-        from autograder.grading.config import configured_db_url
-
-        try:
-            export_with_roster(args.db_url or configured_db_url() or f"sqlite:///{args.out.resolve() / 'gradebook.db'}",
-                               args.out, args.roster)
-        except Exception as error:
-            say(f"warning: gradebook.csv was not written with the roster ({type(error).__name__}: {error})")
     for line in problem_summary(records, args.out):
         say(line)
     page = args.out / "report.html"

@@ -1056,8 +1056,9 @@ class ReportError(Exception):
     """No report can be made (no results.json, or not one we can read)."""
 
 
-def write_report(out: Path, records=None, course_dir=COURSE):
-    """Write OUT/report.html from ``records`` (default: OUT/results.json) and OUT/logs/; returns its path."""
+def write_report(out: Path, records=None, course_dir=COURSE, extra_warnings=()):
+    """Write OUT/report.html from ``records`` (default: OUT/results.json) and OUT/logs/; returns its path.
+    ``extra_warnings``: shown with the run's (those of `autograder report --roster`, which changes no run's logs)."""
     out = Path(out)
     if records is None:
         path = out / "results.json"
@@ -1071,7 +1072,10 @@ def write_report(out: Path, records=None, course_dir=COURSE):
         raw = records
     records, bad = clean_records(raw)
     del raw  # the cleaned copy is all we need (halves the memory of a large class)
-    page = render(records, out.resolve(), read_logs(out), course_dir, bad)
+    facts = read_logs(out)
+    known = facts["warnings"] or []
+    facts["warnings"] = known + [line for line in extra_warnings if line not in known] if extra_warnings else facts["warnings"]
+    page = render(records, out.resolve(), facts, course_dir, bad)
     target = out / "report.html"
     partial = target.with_suffix(".html.tmp")
     partial.write_text(page, encoding="utf-8")

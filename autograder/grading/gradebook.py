@@ -32,16 +32,25 @@ def cache_dir():
     return Path(os.environ.get("AUTOGRADER_CACHE") or Path.home() / ".cache" / "autograder")
 
 
+def template_path(settings, assignments):
+    """Where the cached template for ``assignments`` is (build_template), whether it exists or not."""
+    digest = hashlib.sha256(version("nbgrader").encode())  # not nbgrader.__version__: importing nbgrader costs 2 s
+    for assignment in assignments:
+        for notebook in sorted((Path(settings.source_dir) / assignment).glob("*.ipynb")):
+            digest.update(assignment.encode() + b"\0" + notebook.name.encode() + b"\0" + notebook.read_bytes())
+    return cache_dir() / f"gradebook-{digest.hexdigest()[:24]}.db"
+
+
+def template_cached(settings, assignments):
+    return template_path(settings, assignments).is_file()
+
+
 def build_template(settings, assignments):
     """A SQLite gradebook that knows ``assignments``, cached by the content of their sources.
 
     Creating a gradebook and entering an assignment costs seconds; a later run reuses it.
     """
-    digest = hashlib.sha256(version("nbgrader").encode())  # not nbgrader.__version__: importing nbgrader costs 2 s
-    for assignment in assignments:
-        for notebook in sorted((Path(settings.source_dir) / assignment).glob("*.ipynb")):
-            digest.update(assignment.encode() + b"\0" + notebook.name.encode() + b"\0" + notebook.read_bytes())
-    path = cache_dir() / f"gradebook-{digest.hexdigest()[:24]}.db"
+    path = template_path(settings, assignments)
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
@@ -107,3 +116,36 @@ def _timestamp(text):
         return parse_utc(text.strip()) if text and text.strip() else None
     except (ValueError, OverflowError, LookupError):  # dateutil's ParserError is a ValueError
         return None
+
+
+def roster_names(entry):
+    """(first name, last name) from a roster row's Student column: "Last, First" as Canvas writes it, else "First
+    Last" (the last word the last name; a single name is the last name); (None, None) where it has none."""
+    name = " ".join((entry.get("Student") or "").split())
+    if not name:
+        return None, None
+    if "," in name:
+        last, first = (part.strip() for part in name.split(",", 1))
+        return first, last  # one of them may be "": formgrader shows "Last, " rather than "Last, None"
+    first, _, last = name.rpartition(" ")
+    return first, last
+
+
+def name_students(db_url, roster):
+    """nbgrader's student table from the roster ({student id: row}, lms_export.read_roster): the first and last
+    names formgrader shows ("None, None" without them) and lms_user_id (the roster's ID), for the gradebook's
+    students that the roster holds. Only what the roster has is written; scores and grades are not touched."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gradebook, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for student in gradebook.students:
+            entry = roster.get(student.id)
+            if entry is None:
+                continue
+            first, last = roster_names(entry)
+            if last is not None:
+                student.first_name, student.last_name = first, last
+            if entry.get("ID"):
+                student.lms_user_id = entry["ID"]
+        gradebook.db.commit()

@@ -102,6 +102,14 @@ def roster_warnings(graded, roster):
         warnings.append(tr("{count} student(s) of the roster have no submission: {names}. They get a row with blank "
                            "scores, not 0 (the LMS leaves them ungraded); enter 0 in the LMS where a missing "
                            "submission should count 0.", count=len(absent), names=named(absent)))
+    folded = {}
+    for student in absent:
+        folded.setdefault(student.casefold(), []).append(student)
+    pairs = [f"{graded} / {', '.join(folded[graded.casefold()])}" for graded in unknown if graded.casefold() in folded]
+    if pairs:
+        warnings.append(tr("{count} graded id(s) differ only in case from an id of the roster (graded / roster): "
+                           "{pairs}. Ids are compared exactly: correct the roster's student_id (or the folder's name) "
+                           "if they are the same learner.", count=len(pairs), pairs="; ".join(pairs[:NAMES_SHOWN])))
     return warnings
 
 

@@ -16,9 +16,9 @@ from autograder.grading import sandbox
 from autograder.grading.combine import zero_submission
 from autograder.grading.config import Settings, configured_db_url
 from autograder.grading.feedback_page import feedback_folder, write_fallbacks
-from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores
+from autograder.grading.gradebook import build_template, prepare_course_gradebook, store_scores, template_cached
 from autograder.grading.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack, write_not_graded
-from autograder.grading.report import RUN_WARNINGS, escaped, stops, submission_line, write_lines, write_results
+from autograder.grading.report import RUN_WARNINGS, escaped, read_lines, stops, submission_line, write_lines, write_results
 from autograder.grading.source import known_assignments, load_assignment
 from autograder.grading.state import autograded_path, grader_digest, input_key, read_comments, read_state, write_state
 from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY, LEVELS
@@ -77,7 +77,8 @@ NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the gra
                       "machine; do not trust these grades for untrusted submissions")
 
 
-def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print, editions=None):
+def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print, editions=None,
+              warn=None):
     """Grade ``todo`` on Dask (cluster.py), one task per submission; write each result as it comes back.
 
     The client alone writes OUT: each submission's state (for resuming) and feedback as soon as
@@ -90,11 +91,15 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     from autograder.grading import cluster
 
     log = escaping(log)
+    warn = warn or (lambda line: log(f"warning: {line}"))
     logs = out / "logs"
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     notebooks = {a: {nb.name: nb.path.read_text(encoding="utf-8") for nb in sources[a]} for a in {s.assignment for s in todo}}
     started, run = time.perf_counter(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # run: kept in each state
+    if not scheduler:  # a first run spends a minute here (each worker's unit server, scratch course): say so
+        log(f"starting {jobs} grading worker(s) and setting them up (a few seconds; up to a minute or two the first "
+            "time on a busy machine)...")
     with cluster.grading_client(jobs, scheduler, log) as (client, ctrl_c):
         ready = time.perf_counter()
         cluster.register(client, settings, notebooks, template.read_bytes(), edition_payloads(editions or {}, todo, settings))
@@ -125,8 +130,8 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
                     save_result(out, submission, keys[submission.key], result, run)
                     write_logs(logs, submission, result)
                 except Exception as error:  # one submission's outputs that cannot be written cost only it
-                    log(f"warning: {submission.key}: its results could not be saved ({type(error).__name__}: "
-                        f"{str(error)[:300]}); it counts 0 until graded again")
+                    warn(f"{submission.key}: its results could not be saved ({type(error).__name__}: "
+                         f"{str(error)[:300]}); it counts 0 until graded again")
                 progress.finished(submission, result)
         finally:
             progress.close()
@@ -323,12 +328,24 @@ def submission_level(submission, notebook_names):
     return DEFAULT_LEVEL
 
 
-def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=False, log=print, scheduler=None):
+def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=False, log=print, scheduler=None,
+          roster=None):
     """Grade everything under ``submitted`` into ``out``; returns the records.
 
+    ``roster``: a roster CSV (lms_export.read_roster), read at the end only, for gradebook.csv and the names in
+    nbgrader's student table: it is no input of a grade, so it never makes a submission count as not yet graded.
+    Every warning the run prints goes into OUT/logs/warnings.txt, which the class report shows.
     GradingError when grading cannot run; Interrupted on Ctrl-C once submissions are being graded.
     """
     log = escaping(log)
+    printed = []  # the warnings printed once the first ones are out (a result not saved, the roster's...)
+    written = []  # set once OUT/logs/warnings.txt is written (run_tasks empties OUT/logs/ first)
+
+    def warn(line):
+        printed.append(line)
+        log(f"warning: {line}")
+        if written:
+            write_lines(out / RUN_WARNINGS, warnings + printed)
     source_dir, submitted, out = Path(settings.source_dir), submitted.resolve(), out.resolve()
     if not submitted.is_dir():
         raise GradingError(f"{submitted}: no such folder (expected SUBMITTED/<student>/<assignment>/<notebook>.ipynb)")
@@ -352,7 +369,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         missing = [sandbox.missing_cap_warning(), sandbox.missing_memory_warning(), sandbox.missing_cpu_warning()]
         warnings[:0] = [line for line in missing if line]
     editions, edition_warnings = edition_sources(source_dir, sources)
-    warnings += edition_warnings
+    warnings += edition_warnings + case_clashes(sorted({s.student for s in submissions}))
     for warning in warnings + not_graded:
         log(f"warning: {warning}")
     out.mkdir(parents=True, exist_ok=True)
@@ -370,13 +387,16 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     assignments = sorted({s.assignment for s in submissions})
     db_url = db_url or configured_db_url() or f"sqlite:///{out / 'gradebook.db'}"
     try:
+        if assignments and not template_cached(settings, assignments):
+            log(f"preparing nbgrader's gradebook for {len(assignments)} assignment(s) (once: later runs reuse it)...")
         template = build_template(settings, assignments) if assignments else None
         if todo:
             run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
-                      jobs, scheduler, log, editions)
+                      jobs, scheduler, log, editions, warn)
         # after run_tasks, which empties OUT/logs/; for the class report
         write_not_graded(out, not_graded)
-        write_lines(out / RUN_WARNINGS, warnings)
+        write_lines(out / RUN_WARNINGS, warnings + printed)
+        written.append(True)
         if template:
             prepare_course_gradebook(settings, db_url, template, assignments)
         records = collect(out, submissions, sources, keys)
@@ -384,14 +404,35 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
             store_scores(db_url, records, {s.key: timestamp(s) for s in submissions},
                          {(s.student, s.assignment): read_comments(out, s) for s in submissions})
         write_results(out, records)
-        write_class_outputs(out, records, db_url, log)
+        write_class_outputs(out, records, db_url, log, roster, warn)
     except KeyboardInterrupt:
         raise Interrupted(sum(read_state(out, s, keys[s.key]) is not None for s in submissions), len(submissions)) from None
     return records
 
 
-def write_class_outputs(out: Path, records, db_url, log=print):
-    """OUT/report.html and OUT/gradebook.csv, after the grades are safe: a failure here only warns."""
+def write_class_outputs(out: Path, records, db_url, log=print, roster=None, warn=None):
+    """OUT/gradebook.csv (with the roster's columns and names, where one is given), then OUT/report.html, after
+    the grades are safe: a failure here only warns. ``warn`` gets each warning (default: printed), before the
+    report is written, so that the report shows them (OUT/logs/warnings.txt)."""
+    if warn is None:
+        def warn(line):
+            log(f"warning: {line}")
+            write_lines(out / RUN_WARNINGS, (read_lines(out / RUN_WARNINGS) or []) + [line])
+    if records:
+        try:
+            from autograder.grading.lms_export import export_gradebook
+
+            export_gradebook(db_url, out / "gradebook.csv", warn=warn, **({"roster": str(roster)} if roster else {}))
+        except Exception as error:
+            warn(f"gradebook.csv was not written ({type(error).__name__}: {error})")
+        if roster:
+            try:
+                from autograder.grading.gradebook import name_students
+                from autograder.grading.lms_export import read_roster
+
+                name_students(db_url, read_roster(roster))
+            except Exception as error:
+                warn(f"the roster's names were not entered in the gradebook ({type(error).__name__}: {error})")
     try:
         from autograder.grading.class_report import write_report
 
@@ -399,11 +440,14 @@ def write_class_outputs(out: Path, records, db_url, log=print):
     except Exception as error:  # the report is a view of results.json: never worth losing a run over
         log(f"warning: the class report was not written ({type(error).__name__}: {error}); "
             f"try again with: autograder report {out}")
-    if not records:
-        return
-    try:
-        from autograder.grading.lms_export import export_gradebook
 
-        export_gradebook(db_url, out / "gradebook.csv")
-    except Exception as error:
-        log(f"warning: gradebook.csv was not written ({type(error).__name__}: {error})")
+
+def case_clashes(students):
+    """A warning for each set of student ids that differ only in case (``ivan`` and ``Ivan``): nbgrader's ids are
+    compared exactly, so they are graded as different students, which may be one learner who submitted twice."""
+    groups = {}
+    for student in students:
+        groups.setdefault(student.casefold(), []).append(student)
+    return [f"the student ids {' and '.join(sorted(group))} differ only in case: they are graded as {len(group)} "
+            "different students (nbgrader compares ids exactly); if they are one learner, keep one folder in "
+            "SUBMITTED and grade again" for group in groups.values() if len(group) > 1]

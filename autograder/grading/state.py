@@ -38,11 +38,23 @@ def grader_digest():
 
 
 def environment_fingerprint():
-    """Python's version and every installed package with its version: a changed environment regrades."""
+    """Python's version and every installed package with its version: a changed environment regrades.
+
+    The packages are those installed where the interpreter installs them (its site-packages, the user's where
+    Python reads it, PYTHONPATH), not whatever ``sys.path`` holds when this runs: importing nbgrader's plugins
+    (``--roster``, zip_collect) puts setuptools' vendored packages on ``sys.path``, which made the same
+    environment look changed, so a rerun with ``--roster`` added graded everything again (issue 36)."""
+    import os
+    import site
     import sys
     from importlib import metadata
 
-    packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata["Name"])
+    places = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        places.append(site.getusersitepackages())
+    places += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    packages = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions(path=places)
+                       if d.metadata["Name"]})
     return sys.version + "\n" + "\n".join(packages)
 
 

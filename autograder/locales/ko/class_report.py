@@ -51,4 +51,8 @@ TRANSLATIONS = {
         "채점 안 됨으로 둡니다). 미제출을 0점으로 쳐야 하면 LMS에서 0을 입력하세요.",
     "{path}: the roster cannot be read ({error})": "{path}: 명단을 읽을 수 없습니다 ({error})",
     "{path}: the student id {student} is in the roster twice": "{path}: 학생 id {student}가 명단에 두 번 있습니다",
+    "{count} graded id(s) differ only in case from an id of the roster (graded / roster): {pairs}. Ids are compared "
+    "exactly: correct the roster's student_id (or the folder's name) if they are the same learner.":
+        "채점된 id {count}개가 명단의 id와 대소문자만 다릅니다(채점 / 명단): {pairs}. id는 정확히 같아야 맞춰집니다. "
+        "같은 학생이라면 명단의 student_id(또는 폴더 이름)를 고치세요.",
 }

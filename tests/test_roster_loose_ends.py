@@ -1,0 +1,120 @@
+"""Issue 36's loose ends around the roster and the run's warnings, on the tiny fixture course.
+
+- A rerun with ``--roster`` added resumes: the roster is read at the end only, and importing nbgrader's plugins
+  (which the roster's export does) no longer changes the environment's fingerprint.
+- The roster's names reach nbgrader's student table (formgrader showed "None, None").
+- Student ids that differ only in case (``ivan``, ``Ivan``) are named in a warning.
+- Every warning the run printed is in the report (it said "No warnings" after two roster warnings).
+"""
+import html
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.fixtures.grading_course import SOURCES, write_sources
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each run in a fresh interpreter, as from the terminal. The grader's own files are pinned to one file for the
+# fingerprint: other people editing learner_kit/ while the test runs must not make it regrade (the environment's
+# part, where the bug was, is the real one).
+PINNED_GRADER = """
+import sys
+import autograder.grading.state as state
+state.grader_files = lambda: [state.ROOT / "autograder" / "grading" / "state.py"]
+from autograder.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+ROSTER = """student_id,Student,ID,SIS User ID,SIS Login ID,Section
+perfect,"Lovelace, Ada",1001,S-1001,ada.l,Section A
+ivan,Ivan Petrov,1002,S-1002,ivan.p,Section B
+cy,"Young, Cy",1003,S-1003,cy.y,Section A
+"""
+
+
+def run(*args):
+    command = [sys.executable, "-c", PINNED_GRADER, *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "AUTOGRADER_RUN_TAG": f"roster{os.getpid()}"})
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("roster")
+    source = write_sources(base / "source")
+    for student in ("perfect", "ivan", "Ivan"):
+        (base / "submitted" / student / "fx-ctrl").mkdir(parents=True)
+        nbformat.write(SOURCES["fx-ctrl"](), str(base / "submitted" / student / "fx-ctrl" / "fx-ctrl.ipynb"))
+    (base / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    grade = ["grade", base / "submitted", "--out", base / "out", "--source", source, "--budget", "60"]
+    first = run(*grade)
+    second = run(*grade, "--roster", base / "roster.csv")
+    return {"base": base, "out": base / "out", "first": first, "second": second}
+
+
+def test_the_environment_fingerprint_does_not_depend_on_what_was_imported():
+    """Importing nbgrader's export plugins put setuptools' vendored packages on sys.path: the same environment
+    then had another fingerprint, and a run with --roster regraded everything."""
+    code = ("from autograder.grading.state import environment_fingerprint as f\n"
+            "before = f()\n"
+            "import autograder.grading.lms_export, nbgrader.plugins, nbgrader.apps.zipcollectapp\n"
+            "print(before == f())")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.stdout.strip() == "True", result.stdout + result.stderr[-2000:]
+
+
+def test_a_rerun_with_the_roster_added_resumes(runs):
+    assert runs["first"].returncode == 0, runs["first"].stderr[-3000:]
+    assert runs["second"].returncode == 0, runs["second"].stderr[-3000:]
+    assert "3 submission(s); 0 already graded; grading 3" in runs["first"].stderr
+    assert "3 submission(s); 3 already graded; grading 0" in runs["second"].stderr, runs["second"].stderr[-3000:]
+
+
+def test_the_roster_fills_the_gradebook_and_its_student_table(runs):
+    table = (runs["out"] / "gradebook.csv").read_text(encoding="utf-8").splitlines()
+    assert '"Lovelace, Ada",1001,S-1001,ada.l,Section A,2' in table
+    with sqlite3.connect(runs["out"] / "gradebook.db") as db:
+        students = {row[0]: row[1:] for row in db.execute("select id, first_name, last_name, lms_user_id from student")}
+    assert students["perfect"] == ("Ada", "Lovelace", "1001")
+    assert students["ivan"] == ("Ivan", "Petrov", "1002")  # "First Last" without a comma
+    assert students["Ivan"] == (None, None, None)  # not in the roster: left as nbgrader had it
+
+
+def test_ids_that_differ_only_in_case_are_named(runs):
+    said = runs["first"].stderr
+    assert "warning: the student ids Ivan and ivan differ only in case: they are graded as 2 different students" in said
+    # and the roster's side: Ivan is graded, not in the roster, which holds ivan (also graded): no false pair
+    assert "1 student(s) graded but not in the roster: Ivan." in runs["second"].stderr
+
+
+def test_every_warning_the_run_printed_is_in_the_report(runs):
+    said = [line[len("warning: "):] for line in runs["second"].stderr.splitlines() if line.startswith("warning: ")]
+    assert any(line.startswith("1 student(s) of the roster have no submission: cy.") for line in said)
+    assert any("differ only in case" in line for line in said)
+    page = (runs["out"] / "report.html").read_text(encoding="utf-8")
+    run_section = page[page.index('<section id="run">'):]
+    assert "No warnings" not in run_section
+    for line in said:
+        assert html.escape(line[:80], quote=False) in run_section or html.escape(line[:80]) in run_section, line
+
+
+def test_the_report_command_shows_the_rosters_warnings_too(runs, tmp_path):
+    roster = tmp_path / "other.csv"
+    roster.write_text("student_id,Student\nperfect,\"Lovelace, Ada\"\nivan,Ivan Petrov\nIvan,Ivan Ivanov\nzed,Zed\n",
+                      encoding="utf-8")
+    result = run("report", runs["out"], "--roster", roster)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "warning: 1 student(s) of the roster have no submission: zed." in result.stderr
+    page = (runs["out"] / "report.html").read_text(encoding="utf-8")
+    assert "1 student(s) of the roster have no submission: zed." in page[page.index('<section id="run">'):]
+    with sqlite3.connect(runs["out"] / "gradebook.db") as db:
+        assert db.execute("select first_name, last_name from student where id = 'Ivan'").fetchone() == ("Ivan", "Ivanov")
+    results = json.loads((runs["out"] / "results.json").read_text(encoding="utf-8"))
+    assert {r["student"] for r in results} == {"perfect", "ivan", "Ivan"}  # the report changes no grade
