@@ -245,7 +245,7 @@ def lab_commands(venv: Path, lang: str, level: str, workspace: Path, layouts: Pa
         sync += ["--locale", locale, "--settings", str(settings)]
     if as_root is None:
         as_root = system != "win32" and hasattr(os, "geteuid") and os.geteuid() == 0
-    lab = [py, "-m", "jupyter", "lab", *(["--allow-root"] if as_root else []), "--ServerApp.root_dir=.",
+    lab = [py, "-m", "jupyterlab", *(["--allow-root"] if as_root else []), "--ServerApp.root_dir=.",
            f"--LabApp.workspaces_dir={(ROOT / layouts).resolve()}",
            *lab_args]
     config_path = os.pathsep.join(p for p in (str(ROOT / "lab-config"), os.environ.get("JUPYTER_CONFIG_PATH")) if p)
