@@ -3,7 +3,8 @@
 For every unit registered in autograder.checks, on its probe cases (fixed seeds, all
 dimensions different): the inputs, the constructor arguments and initial weights of a
 module, the reference's results, and the results (or error type) of every known mistake and
-of every two known mistakes that can be made at once.
+of every two known mistakes that can be made at once. For the capstone's units, which notebook
+10 checks itself, only the cases of that visible test and the reference's traced run on each.
 Numbers, names and ids only, loadable with torch.load(weights_only=True): no code reaches
 the learner.
 
@@ -17,9 +18,10 @@ from pathlib import Path
 import torch
 
 import learner_kit
-from autograder.checks import UNITS, isolation
+from autograder import reference
+from autograder.checks import UNITS, isolation, train
 from autograder.checks.core import mistake_pairs
-from learner_kit import harness, i18n
+from learner_kit import harness, i18n, parting
 
 DIRECTORY = Path(learner_kit.__file__).parent / "fingerprints"
 FORMAT = 1
@@ -114,11 +116,29 @@ def same(a, b):
     return a == b
 
 
+def notebook_judged_fingerprint(unit):
+    """The fingerprint of a capstone unit, which notebook 10 checks itself: the cases of its visible test and the
+    reference's traced run on each (learner_kit.parting), so that a failing check can say where the learner's
+    computation parts from the reference's."""
+    cases = unit.visible_cases()
+    runs = [parting.traced_run(getattr(reference, unit.name), case) for case in cases]
+    return {"format": FORMAT, "unit": unit.name, "judged_by": parting.JUDGED_BY_NOTEBOOK, "cases": cases,
+            "runs": [parting.stored_run(run) for run in runs]}
+
+
+def _fresh():
+    """(file name, a function building its fingerprint now): every unit with stored cases (<unit>.pt), then the
+    capstone's runs (<unit>.runs.pt: not stored cases, so that a unit has stored cases where <unit>.pt exists)."""
+    yield from ((name, lambda spec=spec: fingerprint(spec)) for name, spec in UNITS.items())
+    yield from ((name + parting.RUNS_SUFFIX, lambda unit=unit: notebook_judged_fingerprint(unit))
+                for name, unit in train.CAPSTONE.items())
+
+
 def stale(directory=DIRECTORY):
     """{unit name: fresh fingerprint} for every unit whose stored fingerprint is missing or differs."""
     found = {}
-    for name, spec in UNITS.items():
-        fresh = fingerprint(spec)
+    for name, build in _fresh():
+        fresh = build()
         try:
             stored = torch.load(path(name, directory), weights_only=True)
         except FileNotFoundError:

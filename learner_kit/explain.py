@@ -10,7 +10,9 @@ grader's feedback, which hides test tracebacks, would show just `AssertionError`
         assert ..., "the test's own message"
 
 The test's own assertions (raised in the test cell, not in the learner's code) pass through
-unchanged.
+unchanged, except that for a unit its notebook checks itself (the capstone's), a symptom (wrong
+values, an error) is followed by where the learner's computation parts from the reference's on
+the notebook's visible case (learner_kit.parting), where that can be said for sure.
 """
 import contextlib
 import re
@@ -22,15 +24,43 @@ from learner_kit.messages import TestFailed, format_message
 
 @contextlib.contextmanager
 def explain_errors(*units):
-    """Turn an exception that passed through the code of `units` into a [runtime-error] AssertionError."""
+    """Turn an exception that passed through the code of `units` into a [runtime-error] AssertionError; a symptom
+    of a unit its notebook checks itself also says where the unit parts from the reference."""
     try:
         yield
+    except AssertionError as failure:
+        where = _where_it_parts(units, str(failure))
+        if where:
+            raise TestFailed(f"{failure}\n{where}") from None
+        raise
     except Exception as error:
         for unit in units:
             harness.mark_learner_line(error, unit)
             if getattr(error, "learner_line", ""):
-                raise TestFailed(format_message("runtime-error", harness.describe_error(error))) from None
+                message = format_message("runtime-error", harness.describe_error(error))
+                where = _where_it_parts(units, message)
+                raise TestFailed(f"{message}\n{where}" if where else message) from None
         raise
+
+
+def _where_it_parts(units, message):
+    """The located sentence for the first of `units` that its notebook checks itself, when `message` states a
+    symptom and says nothing of where yet; else ''."""
+    from learner_kit import parting
+    from learner_kit.locate import LOCATABLE_IDS, is_located
+
+    shown = re.match(r"\[([a-z0-9-]+)\]", message)
+    if shown is None or shown.group(1) not in LOCATABLE_IDS or is_located(message):
+        return ""
+    for unit in units:
+        fingerprint = parting.load_runs(str(getattr(unit, "__name__", "")))
+        if fingerprint is None:
+            continue
+        try:
+            return parting.where_it_parts(fingerprint, unit)
+        except Exception:  # noqa: BLE001 - saying where is a courtesy: the check's own message stands without it
+            return ""
+    return ""
 
 
 # ---------------------------------------------------------------- an answer cell that Python could not read

@@ -34,6 +34,7 @@ MADE = frozenset({"full_like", "zeros_like", "ones_like", "empty_like", "full", 
                   "scalar_tensor", "new_zeros", "new_ones", "new_full", "new_empty", "empty_strided", "lift_fresh",
                   "lift_fresh_copy", "fill_", "fill", "zero_"})
 
+JOINS = frozenset({"cat", "stack"})  # moving numbers only, but a step of a loop that builds its result (greedy_decode's)
 HEADING = "Where it parts from the reference:"  # the start of every located sentence, in English (is_located)
 # Ids that state a symptom: where no known mistake explains one, a message also says where the learner's
 # computation parts from the reference's, where that can be said for sure.
@@ -129,8 +130,8 @@ class _Comparison:
     # ------------------------------------------------------------------ the order of the checks
 
     def where(self):
-        if self.learner.get("raised"):  # the learner's code raised: only the step that raised is told
-            return self.raised()
+        if self.learner.get("raised"):  # the learner's code raised: a call before it that already departs, else
+            return self.calls(until_raised=True) or self.raised()  # the step that raised
         return self.calls() or self.operators() or ""
 
     # ------------------------------------------------------------------ 0. the step that raised an error
@@ -142,7 +143,7 @@ class _Comparison:
         if failed_calls and (not ops or not ops[-1].get("raised") or failed_calls[-1].get("op_index", 0) >= len(ops)):
             return self._raised_call(failed_calls[-1])
         if not ops or not ops[-1].get("raised"):
-            return ""
+            return self._raised_by_python(ops)
         failed = ops[-1]
         given = self._inputs_of(failed, self.learner)
         words = harness_joined([self._learner_words(value) for value in given if isinstance(value, torch.Tensor)])
@@ -153,6 +154,22 @@ class _Comparison:
             text += " " + tr("The reference's {step} at that point gets tensors of shapes {shapes}.", step=_kind(twin),
                              shapes=", ".join(str(tuple(v.shape)) for v in theirs))
         return text
+
+    def _raised_by_python(self, ops):
+        """An error no operator or call raised (a Python error: a name, an attribute): how far the learner's
+        computation went, where every step it made gives values the reference's computation has."""
+        if any(c.get("depth") == 0 and c.get("raised") for c in self.learner["calls"]):
+            return ""
+        pool = [op["output"] for op in self.reference["ops"] if isinstance(op.get("output"), torch.Tensor)]
+        pool += [c["output"] for c in self.reference["calls"] if isinstance(c.get("output"), torch.Tensor)]
+        steps = [op for op in ops if op["op"] not in SHAPE_ONLY and op["op"] not in RANDOM]
+        if not all(isinstance(op.get("output"), torch.Tensor) and any(same(op["output"], v) for v in pool)
+                   for op in steps):
+            return ""
+        if not steps:
+            return tr("the error is raised by your own code, not by a PyTorch operator, before it computes anything.")
+        return tr("the error is raised by your own code, not by a PyTorch operator, after {count} steps that each "
+                  "give values the reference's computation also has.", count=len(steps))
 
     def _raised_call(self, failed):
         """The learner's submodule call that raised: what it was given, and what the reference's same call gets."""
@@ -198,7 +215,9 @@ class _Comparison:
 
     # ------------------------------------------------------------------ 1. submodule calls
 
-    def calls(self):
+    def calls(self, until_raised=False):
+        """The first submodule call that departs; `until_raised`: the learner's code raised, so a call it never
+        reached is no departure (the error is told instead)."""
         mine = {}
         for call in self.learner["calls"]:
             if call.get("depth") == 0:
@@ -218,7 +237,7 @@ class _Comparison:
             number = seen[name] = seen.get(name, -1) + 1
             own = mine.get(name, [])
             if number >= len(own):
-                return self._missing_call(name, number, len(own), aliases)
+                return "" if until_raised else self._missing_call(name, number, len(own), aliases)
             problem = self._arguments(name, own[number], theirs) or self._returned(name, own[number], theirs)
             if problem:
                 return problem
@@ -329,8 +348,11 @@ class _Comparison:
             words = harness_joined([self._source_words(origin, viewed=self._viewed(source))
                                     for origin, source in zip(sources, op.get("inputs", ())) if origin is not None])
             detail = self._same_operator(op) or self._reshaped(op, pool)
-            return tr("the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your "
-                      "computation.", step=_step(op), values=words, shape=tuple(op["output"].shape)) + \
+            text = tr("the reference's {step} of {values} gives a number that appears nowhere in your computation.",
+                      step=_step(op), values=words) if op["output"].dim() == 0 else \
+                tr("the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your "
+                   "computation.", step=_step(op), values=words, shape=tuple(op["output"].shape))
+            return text + \
                 (" " + detail if detail else "")
         return ""
 
@@ -464,8 +486,11 @@ def _results(comparison, reference, results):
         for other, known in theirs.items():
             if other != name and same(value.detach(), known.detach()):
                 return tr("your `{name}` holds the values the reference returns as `{other}`.", name=name, other=other)
-        for op in reference["ops"]:
-            if op["op"] not in SHAPE_ONLY and same(value.detach(), op.get("output")):
+        for index, op in enumerate(reference["ops"]):
+            if (op["op"] not in SHAPE_ONLY or op["op"] in JOINS) and same(value.detach(), op.get("output")):
+                if any(later["op"] == op["op"] for later in reference["ops"][index + 1:]):  # a step made again later
+                    return tr("your `{name}` holds the values of an earlier {step} of the reference's, not its final "
+                              "`{name}`.", name=name, step=_step(op))
                 return tr("your `{name}` holds the values of the reference's {step}, not its final `{name}`.",
                           name=name, step=_step(op))
         if reshaped(value, wanted):
@@ -489,8 +514,10 @@ def _kind(op):
         "log": tr("logarithm"), "tanh": tr("tanh"), "relu": tr("relu"), "neg": tr("negation"), "tril": tr("tril"),
         "triu": tr("triu"), "logical_and": tr("logical AND"), "bitwise_and": tr("logical AND"),
         "logical_not": tr("logical NOT"), "bitwise_not": tr("logical NOT"), "eq": tr("comparison"),
-        "ne": tr("comparison"), "embedding": tr("embedding lookup"), "sin": tr("sine"), "cos": tr("cosine"),
-        "amax": tr("maximum"), "max": tr("maximum"), "reciprocal": tr("reciprocal"),
+        "ne": tr("comparison"), "lt": tr("comparison"), "gt": tr("comparison"),
+        "le": tr("comparison"), "ge": tr("comparison"), "embedding": tr("embedding lookup"), "sin": tr("sine"), "cos": tr("cosine"),
+        "amax": tr("maximum"), "max": tr("maximum"), "reciprocal": tr("reciprocal"), "getitem": tr("indexing"),
+        "cat": tr("concatenation"), "stack": tr("stack"),
     }
     return words.get(op["op"], f"`{op['op']}`")
 
@@ -505,8 +532,8 @@ def _step(op):
 
 def _relation(got, wanted):
     """Words for how `got` stands to `wanted`, where a simple relation holds by value: a power, a multiple."""
-    if got.shape != wanted.shape or not got.is_floating_point() or not wanted.is_floating_point():
-        return ""
+    if got.shape != wanted.shape or not got.is_floating_point() or not wanted.is_floating_point() or got.numel() < 2:
+        return ""  # two single numbers always stand in some relation: no evidence of one
     got, wanted = got.double(), wanted.double()
     for power, words in ((2.0, tr("the square of the reference's")), (0.5, tr("the square root of the reference's")),
                          (-1.0, tr("the reciprocal of the reference's"))):

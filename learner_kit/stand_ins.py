@@ -209,3 +209,10 @@ class StandInAdditiveAttention(nn.Module):
 
 STAND_INS = {"EncoderLayer": StandInEncoderLayer, "DecoderLayer": StandInDecoderLayer,
              "Generator": StandInGenerator, "AdditiveAttention": StandInAdditiveAttention}
+
+
+def from_plain(description):
+    """A stand-in model from its plain description, {"stand_in": its class's name, "init": its arguments} (how a
+    fingerprint stores the model of a case)."""
+    kinds = {"StepModel": StepModel, "ScriptedModel": ScriptedModel}
+    return kinds[description["stand_in"]](**description["init"])

@@ -56,7 +56,8 @@ def _kind_of(sub):
 
 def op_name(func):
     """'softmax' for aten._softmax.default, 'mean' for aten.mean.dim: the operator without overload or underscore."""
-    return str(getattr(func, "__name__", func)).split(".")[0].lstrip("_")
+    name = str(getattr(func, "__name__", func)).split(".")[0]
+    return name[2:-2] if name.startswith("__") and name.endswith("__") else name.lstrip("_")
 
 
 class Recorder(TorchDispatchMode):
@@ -272,3 +273,51 @@ class _RaisedFunctions(TorchFunctionMode):
         except Exception:
             self.recorder.raised_here(func, args, kwargs or {})
             raise
+
+
+def traced_call(function, arguments, guard=None):
+    """``function(*arguments.values())`` under a Recorder (and `guard`, a context, where given), isolated as the
+    checks run units: (result, error, record); the record says "raised" where the call raised."""
+    import contextlib
+
+    from learner_kit.harness import isolated
+
+    recorder, result, error = Recorder(dict(arguments)), None, None
+    with isolated():
+        try:
+            with guard if guard is not None else contextlib.nullcontext(), recorder:
+                result = function(*arguments.values())
+        except Exception as caught:  # the learner's code may raise anything
+            error = caught
+    return result, error, {**recorder.record(), **({"raised": True} if error is not None else {})}
+
+
+def numbers_as_tensors(arguments):
+    """For a function of plain numbers only (noam_rate), the arguments as 0-dim float64 tensors, so that its
+    arithmetic runs as operators a Recorder sees; None where any argument is something else. A record made so
+    speaks of the plain call only where both give the same result (the caller checks that)."""
+    if not arguments or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in arguments.values()):
+        return None
+    return {name: torch.tensor(float(v), dtype=torch.float64) for name, v in arguments.items()}
+
+
+def same_as_plain(plain, traced):
+    """Whether a call on numbers traced as tensors gave what the plain call gave: each a (result, error) pair; the
+    same error type, or results equal as numbers (float64 arithmetic either way; a library's pow may differ in
+    the last bit)."""
+    (plain_result, plain_error), (traced_result, traced_error) = plain, traced
+    if plain_error is not None or traced_error is not None:
+        return plain_error is not None and traced_error is not None and type(plain_error) is type(traced_error)
+    mine, theirs = as_number(plain_result), as_number(traced_result)
+    return mine is not None and theirs is not None and abs(mine - theirs) <= 1e-9 * max(abs(mine), abs(theirs), 1e-300)
+
+
+def as_number(value):
+    """A plain number from a Python number or a one-element tensor; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and not value.dtype.is_complex:
+        return float(value.detach().reshape(()))
+    return None

@@ -380,20 +380,19 @@ class Child:
         guard = self.watch(request)
         args = request["args"]
         values = [value.detach().clone() if hasattr(value, "detach") else value for value in args.values()]
-        result, error, recorder = None, None, None
+        result, error, trace = None, None, None
         if request.get("trace") is True:  # what the unit computes on the way (learner_kit.trace)
-            from learner_kit.trace import Recorder
+            from learner_kit.trace import traced_call
 
-            recorder = Recorder(dict(zip(args, values)))
-        with harness.isolated():
-            try:
-                with guard if guard is not None else contextlib.nullcontext():
-                    with recorder if recorder is not None else contextlib.nullcontext():
+            result, error, trace = traced_call(self.unit(request["name"]), dict(zip(args, values)), guard)
+        else:
+            with harness.isolated():
+                try:
+                    with guard if guard is not None else contextlib.nullcontext():
                         result = self.unit(request["name"])(*values)
-            except Exception as caught:  # the learner's code may raise anything
-                error = caught
+                except Exception as caught:  # the learner's code may raise anything
+                    error = caught
         state = {name: _module_counters(value) for name, value in zip(args, values) if _module_counters(value)}
-        trace = None if recorder is None else {**recorder.record(), **({"raised": True} if error is not None else {})}
         return {"result": _plain(result), "error": self.wire.error_info(error) if error is not None else None,
                 "found": list(guard.found) if guard is not None and guard.found else None, "arg_state": state,
                 "trace": trace}

@@ -41,10 +41,14 @@ def calls_of(target, unit, case):
         if not name:
             continue
 
-        def hook(sub_module, args, kwargs, output, name=name):
+        def before(sub_module, args, kwargs, name=name):  # before the call: a call that raises is seen too
             bound = inspect.signature(sub_module.forward).bind_partial(*args, **kwargs).arguments
-            seen.setdefault(name, []).append((dict(bound), output))
-        handles.append(sub.register_forward_hook(hook, with_kwargs=True))
+            seen.setdefault(name, []).append([dict(bound), None])
+
+        def after(sub_module, args, kwargs, output, name=name):
+            seen[name][-1][1] = output
+        handles.append(sub.register_forward_pre_hook(before, with_kwargs=True))
+        handles.append(sub.register_forward_hook(after, with_kwargs=True))
     try:
         with torch.no_grad():
             module.eval()(*case.inputs.values())

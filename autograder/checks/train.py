@@ -30,7 +30,8 @@ from learner_kit import harness, stand_ins
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
 from learner_kit.locate import LOCATABLE_IDS, locate
-from learner_kit.trace import Recorder
+from learner_kit.parting import tensors_of
+from learner_kit.trace import numbers_as_tensors, same_as_plain, traced_call
 
 from . import guards, inputs
 from .core import CheckFailure, UnitSpec, register, variant_class
@@ -125,6 +126,10 @@ class _Unit:
     lookalikes: tuple = ()
     compare: Callable = None  # (got outcome, want outcome, case) -> detail or ''
     plain: Callable = None  # () -> the case every aspect runs first: a stub or an error fails there
+    # () -> the arguments of the notebook's own visible test, plain data (a stand-in model as {"stand_in": class
+    # name, "init": its arguments}): the fingerprint stores what the reference computes on them, so that a failing
+    # check of the notebook can say where the learner's computation parts from it (learner_kit.parting)
+    visible_cases: Callable = list
 
 
 CAPSTONE = {}
@@ -151,27 +156,27 @@ def _run(function, case, watched=True):
 
 def _located(candidate, reference_function, case):
     """Where the candidate's computation parts from the reference's on `case` (learner_kit.locate), as a line to
-    add to a failure's detail, or ''."""
+    add to a failure's detail, or ''. Plain numbers (noam_rate's) are traced as 0-dim tensors, where that changes
+    neither function's result."""
+    traced = numbers_as_tensors(case.args)
     traces, results = [], []
     for function in (candidate, reference_function):
-        if isinstance(function, harness.Remote):  # the learner's unit in the grading sandbox
-            result, error, _ = function.call(case.args, None, trace=True)
-            trace = getattr(function, "last_trace", None)
-        else:
-            args = {n: v.detach().clone() if isinstance(v, torch.Tensor) else v for n, v in case.args.items()}
-            recorder, result, error = Recorder(args), None, None
-            with harness.isolated():
-                try:
-                    with recorder:
-                        result = function(*args.values())
-                except Exception as caught:  # the learner's code may raise anything
-                    error = caught
-            trace = {**recorder.record(), **({"raised": True} if error is not None else {})}
+        result, error, trace = _traced(function, traced or case.args)
+        plain = _run(function, case, watched=False) if traced is not None else None
+        if plain is not None and not same_as_plain((plain.result, plain.error), (result, error)):
+            return ""  # the tensors took another path than the numbers: the record would not speak of the learner's call
         traces.append(trace)
-        results.append({k: v for k, v in result.items() if isinstance(v, torch.Tensor)} if isinstance(result, dict)
-                       else {"result": result} if isinstance(result, torch.Tensor) else {})
-    where = locate(traces[0], traces[1], case.args, tuple(results))
+        results.append(tensors_of(result))
+    where = locate(traces[0], traces[1], traced or case.args, tuple(results))
     return f"\n{where}" if where else ""
+
+
+def _traced(function, args):
+    """(result, error, record) of one traced call: the learner's unit in the grading sandbox, or a function here."""
+    if isinstance(function, harness.Remote):
+        result, error, _ = function.call(args, None, trace=True)
+        return result, error, getattr(function, "last_trace", None)
+    return traced_call(function, {n: v.detach().clone() if isinstance(v, torch.Tensor) else v for n, v in args.items()})
 
 
 def _guard(unit, candidate):
@@ -184,11 +189,13 @@ def _guard(unit, candidate):
         raise CheckFailure(*wrong)
 
 
-def _error_failure(outcome, case):
-    """CheckFailure for a call that raised: the stub, or any other error with its hint."""
+def _error_failure(outcome, case, candidate=None, unit_name=None):
+    """CheckFailure for a call that raised: the stub, or any other error with its hint; given the candidate and
+    its unit's name, also where its computation parts from the reference's before the error."""
     if harness.is_blank(outcome.error):
         return CheckFailure("not-implemented")
-    return CheckFailure("runtime-error", f"{case.label}: {harness.describe_error(outcome.error)}")
+    where = _located(candidate, getattr(reference, unit_name), case) if candidate is not None else ""
+    return CheckFailure("runtime-error", f"{case.label}: {harness.describe_error(outcome.error)}{where}")
 
 
 def _same(a, b, unit, case):
@@ -213,7 +220,8 @@ def _diagnose(unit, candidate, case, got, want):
 
 def _failure(unit, candidate, case, got, want, found):
     """The CheckFailure for a failed comparison `found` = (id, detail): a known mistake's id if one behaves
-    like the candidate, else `found`, with the sentence of a lookalike mistake that does."""
+    like the candidate, else `found`, with the sentence of a lookalike mistake that does, and where the
+    candidate's computation parts from the reference's."""
     named = _diagnose(unit, candidate, case, got, want)
     if named:
         return CheckFailure(named, found[1])
@@ -222,7 +230,8 @@ def _failure(unit, candidate, case, got, want, found):
     for sentence, variant in unit.lookalikes:
         if _same(got, _run(variant, case, watched=False), unit, case) and all(
                 _same(mine, _run(variant, p, watched=False), unit, p) for mine, p in zip(learner, probes)):
-            return CheckFailure(found[0], f"{found[1]} {sentence()}")
+            found = (found[0], f"{found[1]} {sentence()}")
+            break
     if found[0] in LOCATABLE_IDS:
         return CheckFailure(found[0], found[1] + _located(candidate, getattr(reference, unit.name), case))
     return CheckFailure(*found)
@@ -249,7 +258,7 @@ def check_capstone_unit(unit_name, candidate, aspect):
         case = unit.plain()
         outcome = _run(candidate, case)
         if outcome.error is not None:
-            raise _error_failure(outcome, case)
+            raise _error_failure(outcome, case, candidate, unit_name)
         unit.aspects[aspect](candidate)
     except CheckFailure as caught:
         failure = caught
@@ -337,7 +346,7 @@ def _batch_properties(candidate):
     for case in _batch_cases():
         got = _run(candidate, case)
         if got.error is not None:
-            raise _error_failure(got, case)
+            raise _error_failure(got, case, candidate, "make_batch")
         found = _judge_batch(())(got, _run(reference.make_batch, case, watched=False), case)
         if found:
             raise CheckFailure(*found)
@@ -373,6 +382,8 @@ BATCH = _Unit(
                                      for k in ("none", "both-in", "both-out", "swapped"))},
     compare=_batch_compare,
     plain=lambda: _batch_cases()[0],
+    visible_cases=lambda: [{"src": torch.tensor([[5, 6, 7, 0], [8, 9, 0, 0]]),
+                            "tgt": torch.tensor([[1, 7, 6, 5, 2, 0], [1, 9, 8, 2, 0, 0]]), "pad_idx": 0}],
 )
 
 
@@ -387,10 +398,7 @@ def _aspect_batch(candidate, aspect):
             if isinstance(found, CheckFailure):
                 if named:
                     raise CheckFailure(named, f"{case.label}: {harness.describe_error(got.error)}")
-                if found.mistake_id != "runtime-error":
-                    raise found
-                raise CheckFailure(found.mistake_id, f"{case.label}: {harness.describe_error(got.error)}"
-                                   f"{_located(candidate, reference.make_batch, case)}")
+                raise _error_failure(got, case, candidate, "make_batch")
             where = _located(candidate, reference.make_batch, case) if found[0] in LOCATABLE_IDS and not named else ""
             raise CheckFailure(named or found[0], found[1] + where)
 
@@ -470,6 +478,7 @@ NOAM = _Unit(
     ),
     compare=_compare_with(_judge_noam),
     plain=lambda: _noam_cases()[0],
+    visible_cases=lambda: [{"step": step, "d_model": 64, "warmup": 100} for step in (1, 100, 400)],
 )
 
 
@@ -479,7 +488,7 @@ def _noam_values(candidate):
         want = _run(reference.noam_rate, case, watched=False)
         found = _judge_noam(got, want, case) if got.error is None else None
         if got.error is not None:
-            raise _error_failure(got, case)
+            raise _error_failure(got, case, candidate, "noam_rate")
         if found:
             raise _failure(NOAM, candidate, case, got, want, found)
 
@@ -496,7 +505,7 @@ def _noam_properties(candidate):
                                                        "0 ** -0.5 divides by zero.", case=case.label,
                                                        error=harness.describe_error(got.error)))
         if got.error is not None:
-            raise _error_failure(got, case)
+            raise _error_failure(got, case, candidate, "noam_rate")
         rates[step] = _as_number(got.result)
         if rates[step] is None:
             raise CheckFailure("wrong-interface", _not_a_number(case, got.result))
@@ -615,11 +624,7 @@ def _greedy_compare_cases(candidate, cases):
             named = _diagnose(GREEDY, candidate, case, got, want)
             if named:
                 raise CheckFailure(named, f"{case.label}: {harness.describe_error(got.error)}")
-            failure = _error_failure(got, case)
-            if failure.mistake_id == "runtime-error":
-                raise CheckFailure("runtime-error", f"{case.label}: {harness.describe_error(got.error)}"
-                                   f"{_located(candidate, reference.greedy_decode, case)}")
-            raise failure
+            raise _error_failure(got, case, candidate, "greedy_decode")
         found = _prefix_problem(got, want, case)
         if found:
             raise _failure(GREEDY, candidate, case, got, want, found)
@@ -631,7 +636,7 @@ def _greedy_properties(candidate):
     case = _greedy_cases()[0]
     got = _run(candidate, case)
     if got.error is not None:
-        raise _error_failure(got, case)
+        raise _error_failure(got, case, candidate, "greedy_decode")
     if case.args["model"].encodes != 1:
         raise CheckFailure("property-violated", tr("{case}: the source was encoded {count} times; encode it once, "
                                                    "before the loop: the memory does not change while decoding.",
@@ -678,6 +683,10 @@ GREEDY = _Unit(
     ),
     compare=_compare_with(_prefix_problem),
     plain=lambda: _greedy_cases()[0],
+    visible_cases=lambda: [{"model": {"stand_in": "StepModel", "init": {"vocab_size": 9}},
+                            "src": torch.tensor([[1, 4, 4], [2, 4, 0]]),
+                            "src_mask": reference.make_pad_mask(torch.tensor([[1, 4, 4], [2, 4, 0]])),
+                            "max_len": 6, "bos_idx": 1}],
 )
 CAPSTONE["greedy_decode"] = GREEDY
 

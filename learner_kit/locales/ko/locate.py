@@ -40,6 +40,15 @@ TRANSLATIONS = {
     "other values than the reference's": "기준 구현과 다른 값",
     "power": "거듭제곱",
     "reciprocal": "역수",
+    "indexing": "인덱싱",
+    "concatenation": "이어 붙이기(cat)",
+    "stack": "쌓기(stack)",
+    "the error is raised by your own code, not by a PyTorch operator, before it computes anything.":
+        "오류는 PyTorch 연산이 아니라 여러분의 코드 자체에서 나며, 아무것도 계산하기 전에 일어납니다.",
+    "the error is raised by your own code, not by a PyTorch operator, after {count} steps that each give values the reference's computation also has.":
+        "오류는 PyTorch 연산이 아니라 여러분의 코드 자체에서 나며, 그 전의 {count}개 단계는 모두 기준 구현의 계산에도 있는 값을 냅니다.",
+    "your `{name}` holds the values of an earlier {step} of the reference's, not its final `{name}`.":
+        "여러분의 `{name}`에는 최종 `{name}`이 아니라 기준 구현의 더 이른 {step} 값이 들어 있습니다.",
     "reciprocal square root": "제곱근의 역수",
     "relu": "relu",
     "sine": "사인",
@@ -60,6 +69,8 @@ TRANSLATIONS = {
     "the reference's times {scale:.4g}": "기준 구현 값의 {scale:.4g}배",
     "the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your computation.":
         "기준 구현이 {values}에 적용하는 {step}(모양 {shape})의 값이 여러분의 계산 어디에도 나타나지 않습니다.",
+    "the reference's {step} of {values} gives a number that appears nowhere in your computation.":
+        "기준 구현이 {values}에 적용하는 {step}의 값(수 하나)이 여러분의 계산 어디에도 나타나지 않습니다.",
     "the square of the reference's": "기준 구현 값의 제곱",
     "the square root of the reference's": "기준 구현 값의 제곱근",
     "torch.where": "torch.where",
