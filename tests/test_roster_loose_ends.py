@@ -39,10 +39,11 @@ cy,"Young, Cy",1003,S-1003,cy.y,Section A
 """
 
 
-def run(*args):
+def run(*args, cache=None):
     command = [sys.executable, "-c", PINNED_GRADER, *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env={**os.environ, "AUTOGRADER_RUN_TAG": f"roster{os.getpid()}"})
+                          env={**os.environ, "AUTOGRADER_RUN_TAG": f"roster{os.getpid()}",
+                               **({"AUTOGRADER_CACHE": str(cache)} if cache else {})})
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +55,8 @@ def runs(tmp_path_factory):
         nbformat.write(SOURCES["fx-ctrl"](), str(base / "submitted" / student / "fx-ctrl" / "fx-ctrl.ipynb"))
     (base / "roster.csv").write_text(ROSTER, encoding="utf-8")
     grade = ["grade", base / "submitted", "--out", base / "out", "--source", source, "--budget", "60"]
-    first = run(*grade)
-    second = run(*grade, "--roster", base / "roster.csv")
+    first = run(*grade, cache=base / "cache")  # a first run: no gradebook template cached yet
+    second = run(*grade, "--roster", base / "roster.csv", cache=base / "cache")
     return {"base": base, "out": base / "out", "first": first, "second": second}
 
 
@@ -75,6 +76,16 @@ def test_a_rerun_with_the_roster_added_resumes(runs):
     assert runs["second"].returncode == 0, runs["second"].stderr[-3000:]
     assert "3 submission(s); 0 already graded; grading 3" in runs["first"].stderr
     assert "3 submission(s); 3 already graded; grading 0" in runs["second"].stderr, runs["second"].stderr[-3000:]
+
+
+def test_a_first_run_says_what_it_prepares_before_the_progress(runs):
+    """About 80 s of silence on a first run of the whole course (the gradebook template, the workers' set-up)."""
+    said = runs["first"].stderr
+    counted = said.index("3 submission(s); 0 already graded")
+    template = said.index("preparing nbgrader's gradebook for 1 assignment(s)")
+    workers = said.index("starting 1 grading worker(s) and setting them up")
+    assert counted < template < workers < said.index("Dask: cluster ready") < said.index("[1/3]")
+    assert "preparing nbgrader's gradebook" not in runs["second"].stderr  # cached: nothing to say
 
 
 def test_the_roster_fills_the_gradebook_and_its_student_table(runs):
