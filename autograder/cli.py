@@ -2,6 +2,7 @@
 
     autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
     autograder report OUT [--roster roster.csv]                               (the class report, again)
+    autograder collect-zip DOWNLOAD.zip --roster roster.csv [--out submitted] (an LMS's download, as SUBMITTED)
 
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
 and is never modified. Writes OUT/results.json, OUT/grades.csv, OUT/feedback/, the class report
@@ -65,7 +66,63 @@ def build_parser():
     report.add_argument("--db-url", help="gradebook to export to OUT/gradebook.csv (default: nbgrader_config.py's "
                                          "CourseDirectory.db_url, else OUT/gradebook.db where it exists)")
     report.add_argument("--roster", type=Path, help=ROSTER_HELP)
+    collect = commands.add_parser(
+        "collect-zip", help="lay out an LMS's bulk download (Canvas, Moodle) as SUBMITTED/<student>/<assignment>/"
+                            "<notebook>.ipynb, matched to the roster",
+        epilog="exit status: 0 every notebook of the download laid out (or there already), 1 some left out (each "
+               "named with why), 2 could not run (no such zip, a roster that cannot be used)")
+    collect.add_argument("downloads", type=Path, nargs="+", metavar="DOWNLOAD.zip",
+                         help="the LMS's download of an assignment's submissions (several: one per assignment)")
+    collect.add_argument("--roster", type=Path, required=True,
+                         help="CSV with student_id (nbgrader's id, the folder name) and the LMS's ID (Canvas's user id) "
+                              "and Student (the name) columns: Canvas's gradebook export with a student_id column")
+    collect.add_argument("--out", type=Path, default=Path("submitted"),
+                         help="the submitted/ folder to fill (default: submitted); nothing in it is overwritten")
+    collect.add_argument("--source", type=Path, default=SOLUTIONS,
+                         help="source notebooks: the course's notebook names (default solutions/)")
     return parser
+
+
+def collect_zip_command(args):
+    import zipfile
+
+    from autograder.grading.collect_zip import collect, course_notebooks
+    from autograder.grading.lms_export import RosterError, read_roster
+
+    try:
+        roster = read_roster(args.roster)
+    except RosterError as error:
+        say(f"autograder: {error}")
+        return 2
+    for download in args.downloads:
+        if not download.is_file():
+            say(f"autograder: {download}: no such file (expected the LMS's download, a .zip)")
+            return 2
+        if not zipfile.is_zipfile(download):
+            say(f"autograder: {download}: not a zip file (expected the LMS's download of the submissions)")
+            return 2
+    known = course_notebooks(args.source)
+    if not known:
+        say(f"autograder: {args.source}: no source notebooks (the course's notebook names come from there)")
+        return 2
+    try:
+        outcome = collect(args.downloads, roster, args.out, known)
+    except (OSError, zipfile.BadZipFile) as error:
+        say(f"autograder: the download could not be read or laid out ({type(error).__name__}: {error})")
+        return 2
+    students = {path.parent.parent.name for path, _ in outcome.laid_out}
+    say(f"{len(outcome.laid_out)} notebook(s) of {len(students)} student(s) laid out in {args.out}"
+        + (f"; {len(outcome.already)} already there, unchanged" if outcome.already else ""))
+    if outcome.late:
+        say(f"{len(outcome.late)} submission(s) marked late by Canvas (no time is in its download, so no timestamp.txt "
+            f"is written: apply a late penalty by hand): "
+            + ", ".join(f"{s}/{a}" for s, a in outcome.late[:20]) + (" ..." if len(outcome.late) > 20 else ""))
+    if outcome.left_out:
+        say(f"{len(outcome.left_out)} file(s) of the download not laid out:")
+        for where, why in outcome.left_out:
+            say(f"  {where}: {why}")
+        return 1
+    return 0
 
 
 ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) and the LMS's Student, ID, SIS User ID, "
@@ -168,6 +225,8 @@ def main(argv=None):
         return grade_command(args)
     if args.command == "report":
         return report_command(args)
+    if args.command == "collect-zip":
+        return collect_zip_command(args)
     return 2
 
 
