@@ -56,8 +56,8 @@ def _where_it_parts(units, message):
         fingerprint = parting.load_runs(str(getattr(unit, "__name__", "")))
         if fingerprint is None:
             continue
-        try:
-            return parting.where_it_parts(fingerprint, unit)
+        try:  # a property can fail where the stored cases' results agree: say where the computation parts, if it does
+            return parting.where_it_parts(fingerprint, unit, results_may_agree=shown.group(1) == "property-violated")
         except Exception:  # noqa: BLE001 - saying where is a courtesy: the check's own message stands without it
             return ""
     return ""

@@ -241,6 +241,10 @@ class _Comparison:
             problem = self._arguments(name, own[number], theirs) or self._returned(name, own[number], theirs)
             if problem:
                 return problem
+        for name, own in mine.items():  # every call of the reference's was made as the reference made it: one more?
+            if name in seen and len(own) > seen[name] + 1 and not until_raised:
+                return tr("your code calls `{name}` more times ({made}) than the reference ({wanted}).",
+                          name=self.shown(name), made=len(own), wanted=seen[name] + 1)
         return ""
 
     def _missing_call(self, name, number, made, aliases):

@@ -55,15 +55,16 @@ def stored_run(run):
     return {"record": run["record"], "result": run["result"], "raised": run["error"] is not None}
 
 
-def where_it_parts(fingerprint, candidate):
+def where_it_parts(fingerprint, candidate, results_may_agree=False):
     """The located sentence for `candidate` against a fingerprint judged by its notebook, on the first stored case
-    where the candidate's results are not the reference's; '' where there is none, or nothing sure to say."""
+    where the candidate's results are not the reference's (with `results_may_agree`, a property the notebook checks
+    failed: on the first where its computation parts at all); '' where there is none, or nothing sure to say."""
     if fingerprint.get("judged_by") != JUDGED_BY_NOTEBOOK:
         return ""
     for plain, theirs in zip(fingerprint["cases"], fingerprint["runs"]):
         mine = traced_run(candidate, plain)
-        if mine is None or (mine["error"] is None and not theirs["raised"] and same_result(mine["result"],
-                                                                                             theirs["result"])):
+        if mine is None or (not results_may_agree and mine["error"] is None and not theirs["raised"]
+                            and same_result(mine["result"], theirs["result"])):
             continue
         where = locate(mine["record"], theirs["record"], mine["inputs"],
                        (tensors_of(mine["result"]), tensors_of(theirs["result"])))

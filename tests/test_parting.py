@@ -57,6 +57,8 @@ def test_right_answers_written_otherwise_part_nowhere():
             ys = torch.stack(tokens, dim=1)
             out = model.decode(memory, src_mask, ys, reference.make_subsequent_mask(ys.size(1)))
             tokens.append(model.generator(out[:, -1]).argmax(dim=-1))
+            if eos_idx is not None and all((torch.stack(tokens, dim=1) == eos_idx).any(dim=1).tolist()):
+                break
         return torch.stack(tokens, dim=1)
 
     assert where("noam_rate", noam_rate) == ""

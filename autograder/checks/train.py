@@ -361,7 +361,7 @@ def _batch_properties(candidate):
             raise CheckFailure(named or "wrong-values",
                                tr("{case}: `n_tokens` is {n_tokens}, expected {expected}: count the tokens the loss "
                                   "is computed on (tgt_out), leaving out padding.", case=case.label, n_tokens=n_tokens,
-                                  expected=want))
+                                  expected=want) + ("" if named else _located(candidate, reference.make_batch, case)))
 
 
 # Mistakes are told apart by the decoder's input and output alone: the masks and the count follow from them.
@@ -686,7 +686,7 @@ GREEDY = _Unit(
     visible_cases=lambda: [{"model": {"stand_in": "StepModel", "init": {"vocab_size": 9}},
                             "src": torch.tensor([[1, 4, 4], [2, 4, 0]]),
                             "src_mask": reference.make_pad_mask(torch.tensor([[1, 4, 4], [2, 4, 0]])),
-                            "max_len": 6, "bos_idx": 1}],
+                            "max_len": max_len, "bos_idx": 1, **eos} for max_len, eos in ((6, {}), (8, {"eos_idx": 5}))],
 )
 CAPSTONE["greedy_decode"] = GREEDY
 

@@ -180,12 +180,17 @@ def _change(before, after):
 def build(mutant):
     """The mutant unit, executed with the rest of the reference module (not the reference's objects: the
     guards would call that borrowing) in a namespace of its own."""
+    return built_module(mutant)[mutant.unit]
+
+
+def built_module(mutant):
+    """The namespace the mutant unit was executed in: the reference module's names, the mutant among them."""
     whole = module_source()
     original = unit_source(mutant.unit)
     assert whole.count(original) == 1, mutant.unit
     namespace = {"__name__": f"mutant_{mutant.unit}"}
     exec(compile(whole.replace(original, mutant.source), f"<mutant {mutant.unit} {mutant.label}>", "exec"), namespace)
-    return namespace[mutant.unit]
+    return namespace
 
 
 def printed_ids(message):
@@ -290,17 +295,21 @@ def evaluate(mutant, cells=False):
     visible verdict is the notebook's own visible cell's (its specific checks included), else the stored cases'."""
     result = Result(mutant)
     try:
-        candidate = build(mutant)
+        module = built_module(mutant)
+        candidate = module[mutant.unit]
     except Exception as error:  # noqa: BLE001 - a mutation that does not compile or define the unit
         result.error = f"{type(error).__name__}: {error}"
         return result
+    # in a notebook, the cells around the learner's unit define the rest of the learner's module (the classes a
+    # visible cell checks its submodules against): here, the rest of the mutant's own module
+    neighbours = {name: value for name, value in module.items() if not name.startswith("_") and name != mutant.unit}
     judge = judge_of(mutant.unit)
     outcomes = judge.outcomes(candidate)
     result.changes_behaviour = judge.failing(outcomes) is not None
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet):
         if cells and visible_cell(mutant.unit) is not None:  # the notebook's own visible cell
-            result.visible = visible_cell_message(mutant.unit, candidate)
+            result.visible = visible_cell_message(mutant.unit, candidate, neighbours)
             result.printed["visible"] = printed_ids(result.visible)
         elif mutant.unit in UNITS:
             result.visible = visible_problem(mutant.unit, candidate)

@@ -85,6 +85,8 @@ TRANSLATIONS = {
         "여러분의 `{name}`에는 최종 `{name}`이 아니라 기준 구현의 {step} 결과가 들어 있습니다.",
     "your `{name}` holds the values the reference returns as `{other}`.":
         "여러분의 `{name}`에는 기준 구현이 `{other}`(으)로 돌려주는 값이 들어 있습니다.",
+    "your code calls `{name}` more times ({made}) than the reference ({wanted}).":
+        "여러분의 코드는 `{name}`을(를) 기준 구현({wanted}번)보다 많이({made}번) 부릅니다.",
     "your code calls `{name}` fewer times ({made}) than the reference ({wanted}).":
         "여러분의 코드는 `{name}`을(를) 기준 구현({wanted}번)보다 적게({made}번) 부릅니다.",
     "your code never calls `{name}`; the reference calls it.":
