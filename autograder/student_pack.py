@@ -39,14 +39,25 @@ learner_kit = ["fingerprints/*"]
 PACK_README = """\
 # The Transformer, written by you
 
-Notebooks in `course/`, one building block each, in order (01 to 10). Set up once:
+Notebooks in `course/`, one building block each, in order (01 to 10). Set up once, on Windows, macOS or
+Linux, with Python 3.11 or later, in this folder:
 
-    python3 -m venv .venv
-    .venv/bin/pip install -r requirements.txt -e .
-    .venv/bin/jupyter lab course/01-attention/01-attention.ipynb
+    python -m pip install -r requirements.txt -e .
+    python -m jupyterlab course
 
-(add `--allow-root` when running as root, e.g. in a container). Fill in each
-`# YOUR CODE HERE` blank, then run the test cell below it: it tells you what is
+The first installs the pinned packages and the course's helper (`learner_kit`); the second opens JupyterLab
+on `course/`, where you open `01-attention/01-attention.ipynb` first (your work is saved there). On Windows type `py`
+for `python`; on macOS and Linux, `python3` where `python` is missing. As root (in a container) add
+`--allow-root` to the second.
+
+A virtual environment keeps all this apart from the rest of your Python: before the two commands,
+`python -m venv .venv`, then `.venv\\Scripts\\activate` (Windows) or `source .venv/bin/activate` (macOS, Linux).
+
+On Linux, pip takes PyPI's build of PyTorch, which is the CUDA one (gigabytes more); the course needs only the
+CPU build, from PyTorch's own index: add `--extra-index-url https://download.pytorch.org/whl/cpu` to the first
+command. (On Windows and macOS PyPI's build is the CPU one already.)
+
+Fill in each `# YOUR CODE HERE` blank, then run the test cell below it: it tells you what is
 wrong, and why, without giving the answer away. Submit the notebooks as your
 instructor tells you.
 
@@ -64,14 +75,19 @@ three hints that open one at a time (the idea, the shape plan, the PyTorch opera
 
 You can switch at any notebook; keep each level's notebooks in their own folder.
 
-    .venv/bin/jupyter lab course-challenge/01-attention/01-attention.ipynb
+    python -m jupyterlab course-challenge
 
 ## 한국어판
 
 같은 과정의 한국어판이 `course-ko/`에 있습니다. 설명과 메시지가 모두 한국어이고, 코드와 채점은
 영어판과 똑같습니다. 용어집은 `course-ko/GLOSSARY.md`에 있습니다.
 
-    .venv/bin/jupyter lab course-ko/01-attention/01-attention.ipynb
+처음 한 번, 이 폴더에서 위의 첫 명령(`python -m pip install -r requirements.txt -e .`)으로 설치하고, 다음
+명령으로 한국어판 폴더를 JupyterLab에서 엽니다(01 노트북부터 여세요). Windows에서는 `python` 대신 `py`를 씁니다. Linux에서는 첫 명령에
+`--extra-index-url https://download.pytorch.org/whl/cpu`를 붙이면 PyTorch의 CPU 빌드를 받습니다(과정에는
+이것으로 충분하고, PyPI의 CUDA 빌드보다 몇 GB 작습니다).
+
+    python -m jupyterlab course-ko
 
 각 `# YOUR CODE HERE` 빈칸을 채운 뒤 바로 아래 테스트 셀을 실행하세요. 무엇이 왜 틀렸는지
 알려 주지만, 정답을 알려 주지는 않습니다.
@@ -81,7 +97,7 @@ You can switch at any notebook; keep each level's notebooks in their own folder.
 시그니처와 독스트링 아래의 함수 본문 전체가 빈칸입니다. 두 단계 모두 연습마다 난이도, 예상 시간,
 하나씩 열어 보는 힌트 세 개(아이디어, 모양 계획, PyTorch 연산)가 있습니다.
 
-    .venv/bin/jupyter lab course-ko-challenge/01-attention/01-attention.ipynb
+    python -m jupyterlab course-ko-challenge
 """
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")

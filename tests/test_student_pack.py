@@ -1,8 +1,15 @@
 """What an instructor hands out holds no reference, no hidden test and no solution."""
 import ast
 import json
+import os
+import re
+import shlex
+import shutil
+import signal
 import subprocess
 import sys
+import time
+import urllib.request
 import zipfile
 
 import pytest
@@ -72,3 +79,63 @@ def test_learner_kit_imports_without_the_autograder(pack):
     )
     result = subprocess.run([sys.executable, "-c", blocker], cwd=pack, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_pack_installs_with_plain_pip_and_opens_with_jupyterlab_without_make(pack, tmp_path):
+    """The pack's README's two commands, as written, in a venv of their own, with no `make` on PATH: pip installs
+    the pack, and the second opens its course/ in a lab that answers."""
+    from tests.test_learner_paths import base_python, free_port, linked_venv
+
+    with zipfile.ZipFile(pack.parent / "student-pack.zip") as archive:  # what the learner unpacks
+        archive.extractall(tmp_path / "pack")
+    folder = tmp_path / "pack"
+    readme = (folder / "README.md").read_text()
+    commands = [line.strip() for line in readme.splitlines() if line.startswith("    python -m ")]
+    install, lab = commands[0], commands[1]
+    assert install == "python -m pip install -r requirements.txt -e ."
+    assert lab == "python -m jupyterlab course"
+    assert readme.index(install) < readme.index(lab) < readme.index("## Two levels"), "the two commands come first"
+    assert re.search(r"type `py`\s+for `python`", readme) and "--extra-index-url https://download.pytorch.org/whl/cpu" in readme
+
+    venv = linked_venv(tmp_path / "venv")  # sees this test's packages: pip finds requirements.txt met
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(venv / "bin" / "python")  # `python` as an activated venv gives it
+    (bin_dir / "python3").symlink_to(base_python())
+    assert shutil.which("make", path=str(bin_dir)) is None
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "VIRTUAL_ENV", "PYTHONPATH"))}
+    env.update(PATH=str(bin_dir), HOME=str(tmp_path / "home"), JUPYTER_CONFIG_DIR=str(tmp_path / "jupyter-config"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "jupyter-runtime"))
+    result = subprocess.run(shlex.split(install), cwd=folder, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    where = subprocess.run(["python", "-c", "import learner_kit; print(learner_kit.__file__)"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True)
+    assert where.stdout.strip() == str(folder / "learner_kit" / "__init__.py"), where.stderr
+
+    port, token = free_port(), "student-pack-test"
+    extra = ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={token}",
+             *(["--allow-root"] if os.geteuid() == 0 else [])]
+    log = tmp_path / "lab.log"
+    server = subprocess.Popen([*shlex.split(lab), *extra], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                              stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=3) as response:
+                    landing = response.geturl()
+                    break
+            except OSError:
+                assert server.poll() is None, log.read_text()[-3000:]
+                assert time.monotonic() < deadline, "the lab did not answer within 180 s"
+                time.sleep(1)
+        assert landing.endswith(f"/lab?token={token}"), landing
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=30) as response:
+            served = {entry["name"] for entry in json.loads(response.read())["content"]}
+        assert set(ASSIGNMENTS) <= served, f"the lab opens on course/: {served}"
+        notebook = f"{ASSIGNMENTS[0]}/{ASSIGNMENTS[0]}.ipynb"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/{notebook}?token={token}", timeout=30) as r:
+            assert json.loads(r.read())["type"] == "notebook"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
