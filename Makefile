@@ -89,16 +89,26 @@ browser-tool:
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (e.g. sudo apt-get install chromium) to run tests/browser"; fi; }
 
-# JupyterHub for a class on this machine (`make hub`, the README's "Running a class on JupyterHub"): jupyterhub
-# from PyPI (requirements-hub.txt, into .venv: learners never need it) and its proxy, configurable-http-proxy,
-# from npm (hub/package.json and its lock, into .venv/hub-proxy); nodejs and npm with apt-get where missing
-# (Debian-like, as root).
-HUB_STAMP := $(VENV)/.hub-installed
+# JupyterHub for a class on this machine (`make hub`, the README's "Running a class on JupyterHub"). Every user's
+# server runs the course's Python as that user, so the hub has an environment of its own, .venv/hub-python, made
+# with HUB_PYTHON (Debian's /usr/bin/python3: one that every user may run, which .venv's need not be, e.g. pyenv's
+# under /root) from requirements.txt, plus jupyterhub from PyPI (requirements-hub.txt: learners never need it);
+# its proxy, configurable-http-proxy, comes from npm (hub/package.json and its lock, into .venv/hub-proxy).
+# python3 and nodejs/npm are installed with apt-get where missing (Debian-like, as root).
+HUB_PYTHON ?= /usr/bin/python3
+HUB_VENV := $(VENV)/hub-python
+HUB_STAMP := $(HUB_VENV)/.hub-installed
 HUB_PROXY := $(VENV)/hub-proxy/node_modules/.bin/configurable-http-proxy
 hub-tool: $(HUB_STAMP) $(HUB_PROXY)
 
-$(HUB_STAMP): $(STAMP) requirements-hub.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-hub.txt
+$(HUB_STAMP): requirements.txt requirements-hub.txt pyproject.toml
+	@$(HUB_PYTHON) -c "import venv, ensurepip" 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing python3 and python3-venv (the hub's environment)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >/dev/null; \
+	  fi; }
+	$(HUB_PYTHON) start.py install --venv $(HUB_VENV)
+	$(HUB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-hub.txt
 	touch $@
 
 $(HUB_PROXY): hub/package.json hub/package-lock.json
@@ -124,11 +134,11 @@ HUB_PROXY_API_PORT ?= 8001
 HUB_GROUP ?= transformer-instructors
 HUB_ARGS ?=
 hub: hub-tool sandbox-tool
-	$(BIN)/python hub/prepare.py --dir $(HUB_DIR) --class $(HUB_CLASS) --group $(HUB_GROUP)
+	$(HUB_VENV)/bin/python hub/prepare.py --dir $(HUB_DIR) --class $(HUB_CLASS) --group $(HUB_GROUP)
 	cd $(HUB_DIR) && TRANSFORMER_HUB_DIR=$(abspath $(HUB_DIR)) TRANSFORMER_HUB_CLASS=$(abspath $(HUB_CLASS)) \
 	  TRANSFORMER_HUB_PORT=$(HUB_PORT) TRANSFORMER_HUB_API_PORT=$(HUB_API_PORT) \
 	  TRANSFORMER_HUB_PROXY_API_PORT=$(HUB_PROXY_API_PORT) TRANSFORMER_HUB_GROUP=$(HUB_GROUP) \
-	  $(CURDIR)/$(BIN)/jupyterhub -f $(CURDIR)/hub/jupyterhub_config.py $(HUB_ARGS)
+	  $(CURDIR)/$(HUB_VENV)/bin/jupyterhub -f $(CURDIR)/hub/jupyterhub_config.py $(HUB_ARGS)
 
 # The learner's lab: lab-config/ (first on JUPYTER_CONFIG_PATH) hides nbgrader's instructor and exchange
 # tools and Jupyter's news, shortens Validate's report, and serves the course's Korean font to the page

@@ -2,11 +2,12 @@
 
 Each edition (language and level) is released as a course of nbgrader's exchange, with the same
 assignment ids: `transformer` (English, guided), `transformer-ko`, `transformer-challenge`,
-`transformer-ko-challenge`. The instructor's home holds one course folder per edition, laid out
-as the repository is (~/transformer, ~/transformer/ko, ~/transformer/challenge,
-~/transformer/challenge/ko), each with an nbgrader_config.py that calls ``configure`` below:
+`transformer-ko-challenge`. The instructor's home is the English guided course's folder, and holds the
+other editions' as the repository does (~/ko, ~/challenge, ~/challenge/ko: formgrader reads the
+configuration of the folder its server starts in, the home), each with an nbgrader_config.py that
+calls ``configure`` below:
 the source and release are the repository's own (solutions/ and course/ of that edition, never
-copied), the exchange is the hub's, and all four collect into one ~/transformer/submitted/ so that
+copied), the exchange is the hub's, and all four collect into one ~/submitted/ so that
 one `autograder grade submitted --out graded` grades the whole class. ``release_feedback`` is
 nbgrader's, fed with the course's feedback pages (``CourseFeedbackRelease``).
 """
@@ -18,12 +19,12 @@ from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE = "transformer"
-# edition -> its folder in the repository (and in the instructor's ~/transformer), its language
+# edition -> its folder in the repository (and in the instructor's home), its language, its course in the exchange
 EDITIONS = {
-    "en": {"folder": "", "lang": "en"},
-    "ko": {"folder": "ko", "lang": "ko"},
-    "en-challenge": {"folder": "challenge", "lang": "en"},
-    "ko-challenge": {"folder": "challenge/ko", "lang": "ko"},
+    "en": {"folder": "", "lang": "en", "course_id": COURSE},
+    "ko": {"folder": "ko", "lang": "ko", "course_id": f"{COURSE}-ko"},
+    "en-challenge": {"folder": "challenge", "lang": "en", "course_id": f"{COURSE}-challenge"},
+    "ko-challenge": {"folder": "challenge/ko", "lang": "ko", "course_id": f"{COURSE}-ko-challenge"},
 }
 CONFIG = '''"""nbgrader's course {course_id} ({edition}) on the class's JupyterHub: written by the hub when your server starts.
 
@@ -39,12 +40,12 @@ course.configure(get_config(), __file__, {edition!r})  # noqa: F821
 
 
 def course_id(edition):
-    return COURSE if edition == "en" else f"{COURSE}-{edition}"
+    return EDITIONS[edition]["course_id"]
 
 
 def instructor_folders(home, account):
-    """~/transformer and its editions' folders with their nbgrader_config.py, owned by the instructor."""
-    top = Path(home) / COURSE
+    """The editions' course folders in the instructor's home, with their nbgrader_config.py, owned by the instructor."""
+    top = Path(home)
     for edition, spec in EDITIONS.items():
         folder = top / spec["folder"] if spec["folder"] else top
         folder.mkdir(parents=True, exist_ok=True)
@@ -53,9 +54,13 @@ def instructor_folders(home, account):
         config = folder / "nbgrader_config.py"
         if not config.is_file() or config.read_text(encoding="utf-8") != text:
             config.write_text(text, encoding="utf-8")
-    for path in [top, *top.rglob("*")]:
-        if path.stat().st_uid != account.pw_uid:
-            os.chown(path, account.pw_uid, account.pw_gid)
+    for spec in EDITIONS.values():
+        for path in [top / spec["folder"], top / spec["folder"] / "nbgrader_config.py"]:
+            for part in [path, *path.parents]:
+                if part == top.parent:
+                    break
+                if part.stat().st_uid != account.pw_uid:
+                    os.chown(part, account.pw_uid, account.pw_gid)
     return top
 
 
@@ -73,7 +78,7 @@ def configure(c, config_file, edition):
     c.CourseDirectory.course_id = course_id(edition)
     c.CourseDirectory.source_directory = str(source / "solutions")
     c.CourseDirectory.release_directory = str(source / "course")
-    # The whole class, every edition, in one folder: `autograder grade submitted --out graded` in ~/transformer.
+    # The whole class, every edition, in one folder: `autograder grade submitted --out graded` in the home.
     c.CourseDirectory.submitted_directory = str(top / "submitted")
     c.CourseDirectory.feedback_directory = str(top / "graded" / "feedback")
     c.Exchange.root = os.environ.get("TRANSFORMER_HUB_EXCHANGE", "/srv/transformer-hub/exchange")

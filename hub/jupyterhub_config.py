@@ -11,8 +11,8 @@ reads each notebook's language and level from the notebook itself.
 - A student's server: the learner's lab (lab-config/) with hub/student/ before it: nbgrader's
   Assignment List on (fetch, submit, fetch feedback in the course of the student's edition),
   the instructor's tools off, the home folder private (0700).
-- An instructor's server: formgrader on ~/transformer (the English guided course; ko/, challenge/,
-  challenge/ko/ beside it are the other editions: hub/course.py writes their nbgrader_config.py),
+- An instructor's server: formgrader on the home folder, which is the English guided course's folder
+  (~/ko, ~/challenge, ~/challenge/ko are the other editions': hub/course.py writes their nbgrader_config.py),
   with hub/instructor/ before lab-config/; the instructor is put in the hub's instructors group,
   the only one (with root) that can read the solutions, the reference and the hidden tests
   (hub/prepare.py).

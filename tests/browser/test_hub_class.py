@@ -1,0 +1,425 @@
+"""A class on JupyterHub (`make hub`), in Chromium: an instructor and two students, nbgrader's exchange end to end.
+
+One hub for the whole module, started with the Makefile's own command as root, on free localhost ports,
+with a class of three system users that the module creates (and removes afterwards): the instructor
+``hubteacher``, ``hubminji`` on the Korean edition and ``hubbob`` at the challenge level. The loop is the
+one nbgrader documents for JupyterHub, played through the hub's pages: the instructor logs in to formgrader
+and releases 01-attention in every edition (JupyterLab's terminal, as an instructor would), each student
+logs in, fetches it in the Assignment List, answers (minji right, bob with the missing 1/sqrt(d_k)), runs
+Validate and submits; the instructor collects, grades with `autograder grade`, releases the feedback pages
+with nbgrader's release_feedback; each student fetches their own page. Then a student tries to read the
+other's work and the solutions through the hub: the other's server, the exchange, their home, the
+course's folders (a terminal), the instructor's formgrader.
+
+Every step saves a screenshot (build/screenshots/hub-NN-*.png); the hub's start and the whole loop's
+times are printed and written to build/screenshots/hub-timings.json.
+"""
+import json
+import os
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.browser.answers import ASSIGNMENT, RIGHT, UNIT, WRONG, WRONG_ID
+from tests.browser.jupyter_servers import ROOT, SCREENSHOTS, Screens, _signal_group, free_port, open_page
+from tests.browser.test_learner_lab import close_dialog, code_cell, type_into, validate
+
+TEACHER = "hubteacher"
+STUDENTS = {"hubminji": "ko", "hubbob": "en-challenge"}
+COURSE_OF = {"hubminji": "transformer-ko", "hubbob": "transformer-challenge"}
+COURSES = {"transformer": "", "transformer-ko": "ko", "transformer-challenge": "challenge",
+           "transformer-ko-challenge": "challenge/ko"}
+# minji's answer carries this line, so that her work is recognised wherever it would leak
+MARKER = "# hubminji-private-answer-36"
+ANSWERS = {"hubminji": f"{MARKER}\n{RIGHT}", "hubbob": WRONG}
+HUB_VENV = ROOT / ".venv" / "hub-python"
+GROUP = "transformer-instructors"
+NOTEBOOK = f"{ASSIGNMENT}.ipynb"
+CURRENT_PAGE = {}  # for conftest's screenshot of a failed step
+TIMES = {}
+
+
+# ---------------------------------------------------------------- the class: system users, the hub
+
+def _remove_user(name):
+    if subprocess.run(["id", name], capture_output=True).returncode == 0:
+        subprocess.run(["userdel", "--force", "--remove", name], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def accounts():
+    """The class's system users, each with a random password; removed, with their homes, afterwards."""
+    if os.geteuid() != 0:
+        pytest.fail("the hub's class test runs as root (CI does): it creates system users, and JupyterHub "
+                    "checks their passwords with PAM and starts each user's server as that user")
+    passwords = {}
+    for name in [TEACHER, *STUDENTS]:
+        _remove_user(name)  # a run that was killed may have left it
+        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
+        passwords[name] = secrets.token_urlsafe(12)
+        subprocess.run(["chpasswd"], input=f"{name}:{passwords[name]}\n", text=True, check=True)
+    yield passwords
+    for name in passwords:
+        _remove_user(name)
+
+
+class Hub:
+    """`make hub` on free ports, with a hub folder and class file of its own, stopped as a person would (Ctrl-C)."""
+
+    def __init__(self, folder, class_file):
+        self.folder, self.class_file = folder, class_file
+        self.log = folder / "hub.log"
+        self.exchange = folder / "state" / "exchange"
+
+    def start(self):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        variables = {"HUB_DIR": self.folder / "state", "HUB_CLASS": self.class_file, "HUB_PORT": self.port,
+                     "HUB_API_PORT": free_port(), "HUB_PROXY_API_PORT": free_port()}
+        self.output = open(self.log, "ab")
+        started = time.monotonic()
+        self.process = subprocess.Popen(["make", "--no-print-directory", "hub", *(f"{k}={v}" for k, v in variables.items())],
+                                        cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = started + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}/hub/api", timeout=2):
+                    break
+            except OSError:
+                if self.process.poll() is not None:
+                    pytest.fail(f"`make hub` exited with status {self.process.returncode}:\n{self.log_text()[-4000:]}")
+                if time.monotonic() > deadline:
+                    pytest.fail(f"`make hub` did not answer within 180 s:\n{self.log_text()[-4000:]}")
+                time.sleep(0.3)
+        TIMES["hub start (make hub until the hub answers), s"] = round(time.monotonic() - started, 1)
+        return self
+
+    def stop(self):
+        """SIGINT to JupyterHub (it stops the users' servers: cleanup_servers), then what is left of the group."""
+        if self.process is None:
+            return
+        group = self.process.pid
+        _signal_group(group, signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while _signal_group(group, 0) and time.monotonic() < deadline:
+            self.process.poll()
+            time.sleep(0.3)
+        _signal_group(group, signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self.process = None
+        self.output.close()
+
+    def log_text(self):
+        return self.log.read_bytes().decode(errors="replace") if self.log.is_file() else ""
+
+
+@pytest.fixture(scope="module")
+def hub(accounts):
+    folder = Path(tempfile.mkdtemp(prefix="transformer-hub-"))
+    folder.chmod(0o711)  # the exchange inside must be reachable by every user
+    class_file = folder / "class.json"
+    class_file.write_text(json.dumps({"instructors": [TEACHER], "students": STUDENTS}), encoding="utf-8")
+    server = Hub(folder, class_file)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        shutil.copyfile(server.log, SCREENSHOTS / "hub.log") if server.log.is_file() else None
+        shutil.rmtree(folder, ignore_errors=True)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        (SCREENSHOTS / "hub-timings.json").write_text(json.dumps(TIMES, indent=1) + "\n", encoding="utf-8")
+        print(f"\nthe hub's class: screenshots in {SCREENSHOTS}/hub-*.png; times: {json.dumps(TIMES)}")
+
+
+@pytest.fixture(scope="module")
+def people(chromium, hub, accounts):
+    """One browser page (its own cookies) for each person of the class."""
+    screens = Screens("hub")
+    found = {}
+    for name in [TEACHER, *STUDENTS]:
+        errors = []
+        page = open_page(chromium, errors)
+        found[name] = SimpleNamespace(name=name, page=page, errors=errors, password=accounts[name],
+                                      home=Path(pwd.getpwnam(name).pw_dir))
+    yield SimpleNamespace(screens=screens, **found)
+    CURRENT_PAGE.clear()
+    for person in found.values():
+        person.page.close()
+
+
+# ---------------------------------------------------------------- what a person does in the hub's pages
+
+def log_in(hub, person, lands_on):
+    page = person.page
+    CURRENT_PAGE["page"] = page
+    page.goto(f"{hub.base}/hub/login")
+    page.locator("input[name=username]").fill(person.name)
+    page.locator("input[name=password]").fill(person.password)
+    page.locator("input[type=submit], button[type=submit]").first.click()
+    page.wait_for_url(re.compile(rf"/user/{person.name}/{lands_on}"), timeout=180_000)
+
+
+def open_terminal(hub, person):
+    page = person.page
+    page.goto(f"{hub.base}/user/{person.name}/lab?reset")  # a fresh layout: the Launcher
+    page.locator(".jp-LauncherCard", has_text="Terminal").first.click()
+    page.locator(".jp-Terminal .xterm").last.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)  # the shell's prompt
+    return page
+
+
+def run_in_terminal(hub, person, name, script, timeout=300):
+    """Type ``script`` (one shell line) into a new terminal of ``person``; its exit status and output.
+
+    The output also goes to a file in the person's home, which the test (root) reads back; the terminal
+    shows its last lines for the screenshot.
+    """
+    page = open_terminal(hub, person)
+    log, status = person.home / f".hub-step-{name}.log", person.home / f".hub-step-{name}.status"
+    for old in (log, status):
+        old.unlink(missing_ok=True)
+    page.locator(".jp-Terminal .xterm").last.click()
+    page.keyboard.type(f"( {script} ) > ~/{log.name} 2>&1; echo $? > ~/{status.name}; tail -n 30 ~/{log.name}\n")
+    deadline = time.monotonic() + timeout
+    while not (status.is_file() and status.read_text().strip()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{person.name}'s terminal step {name} did not finish within {timeout} s:\n"
+                        f"{log.read_text(errors='replace')[-3000:] if log.is_file() else ''}")
+        time.sleep(0.5)
+    page.wait_for_timeout(800)
+    return int(status.read_text()), log.read_text(errors="replace")
+
+
+def open_assignment_list(page):
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
+    items = page.locator(".lm-Menu-item:visible").all_inner_texts()
+    page.locator(".lm-Menu-item", has_text="Assignment List").first.click()
+    page.locator("#released_assignments_list").wait_for()
+    return [item.strip() for item in items]
+
+
+def row(page, section, text):
+    """The Assignment List's row of an assignment (not the rows of its notebooks, nested in it)."""
+    return page.locator(f"#{section} .list_item:not(.nested_list_item)", has_text=text)
+
+
+# ---------------------------------------------------------------- the class, in order
+
+def test_hub_asks_for_a_machine_password(hub, people):
+    page = people.hubteacher.page
+    CURRENT_PAGE["page"] = page
+    page.goto(f"{hub.base}/hub/login")
+    assert page.locator("input[name=username]").is_visible() and page.locator("input[name=password]").is_visible()
+    people.screens.take(page, "login")
+    page.locator("input[name=username]").fill(TEACHER)
+    page.locator("input[name=password]").fill("not-the-password")
+    page.locator("input[type=submit], button[type=submit]").first.click()
+    page.locator("input[name=password]").wait_for()
+    assert "/user/" not in page.url, "a wrong password logged the instructor in"
+    assert re.search(r"(?i)invalid|incorrect", page.content()), "the login page does not say the password was wrong"
+
+
+def test_teacher_logs_in_to_formgrader_of_the_course(hub, people):
+    teacher = people.hubteacher
+    started = time.monotonic()
+    log_in(hub, teacher, "formgrader")
+    page = teacher.page
+    page.get_by_text("Manage Assignments").first.wait_for(timeout=90_000)
+    page.get_by_text(ASSIGNMENT).first.wait_for(timeout=60_000)
+    TIMES["teacher: login to formgrader, s"] = round(time.monotonic() - started, 1)
+    people.screens.take(page, "teacher-formgrader")
+    assert (teacher.home / "ko" / "nbgrader_config.py").is_file()
+    groups = subprocess.run(["id", "-nG", TEACHER], capture_output=True, text=True).stdout.split()
+    assert GROUP in groups, f"the instructor is not in {GROUP}: {groups}"
+
+
+def test_teacher_releases_01_in_every_edition(hub, people):
+    TIMES["_loop started"] = time.monotonic()
+    teacher = people.hubteacher
+    script = "cd ~ && for c in . ko challenge challenge/ko; do (cd $c && nbgrader release_assignment " \
+             f"{ASSIGNMENT}) || exit 1; done"
+    status, output = run_in_terminal(hub, teacher, "release", script)
+    people.screens.take(teacher.page, "teacher-releases")
+    assert status == 0, output[-3000:]
+    for course, folder in COURSES.items():
+        released = hub.exchange / course / "outbound" / ASSIGNMENT / NOTEBOOK
+        assert released.is_file(), f"{course}: nothing released in the exchange:\n{output[-2000:]}"
+        expected = json.loads((ROOT / folder / "course" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8"))
+        assert json.loads(released.read_text(encoding="utf-8"))["cells"] == expected["cells"], f"{course}: not its edition's release"
+        inbound = hub.exchange / course / "inbound"
+        assert inbound.stat().st_mode & 0o777 == 0o733, f"{course}'s inbound is {oct(inbound.stat().st_mode)}: students could list it"
+
+
+@pytest.mark.parametrize("student", list(STUDENTS))
+def test_student_logs_in_and_sees_the_assignment_of_their_edition(hub, people, student):
+    person = getattr(people, student)
+    started = time.monotonic()
+    log_in(hub, person, "lab")
+    page = person.page
+    page.locator(".jp-LabShell").wait_for(timeout=90_000)
+    menu = open_assignment_list(page)
+    TIMES[f"{student}: login to the lab and the Assignment List, s"] = round(time.monotonic() - started, 1)
+    assert not [item for item in menu if re.search("Formgrader|Create Assignment|Course List", item)], \
+        f"the student's Nbgrader menu offers the instructor's tools: {menu}"
+    released = row(page, "released_assignments_list", ASSIGNMENT)
+    released.wait_for(timeout=60_000)
+    assert COURSE_OF[student] in released.inner_text(), released.inner_text()
+    assert page.locator("#released_assignments_list .list_item").count() == 1, "another edition's assignment is offered"
+    people.screens.take(page, f"{student}-assignment-list")
+
+
+@pytest.mark.parametrize("student", list(STUDENTS))
+def test_student_fetches_answers_and_validates(hub, people, student):
+    person = getattr(people, student)
+    page = person.page
+    CURRENT_PAGE["page"] = page
+    row(page, "released_assignments_list", ASSIGNMENT).get_by_role("button", name="Fetch").click()
+    fetched = row(page, "fetched_assignments_list", ASSIGNMENT)
+    fetched.wait_for(timeout=60_000)
+    notebook = person.home / ASSIGNMENT / NOTEBOOK
+    assert notebook.is_file(), "the fetched notebook is not in the student's home"
+    assert oct(person.home.stat().st_mode & 0o777) == "0o700", "the student's home is readable by others"
+    fetched.locator("a", has_text=ASSIGNMENT).first.click()  # unfolds its notebooks
+    page.locator("#fetched_assignments_list .nested_list_item a", has_text=ASSIGNMENT).first.click()
+    page.locator(".lm-TabBar-tab.lm-mod-current", has_text=NOTEBOOK).wait_for(timeout=60_000)
+    page.locator("#jp-main-statusbar", has_text=re.compile("Idle|유휴")).wait_for(timeout=120_000)
+    answer = code_cell(page, person.home, UNIT)
+    type_into(page, answer, ANSWERS[student])
+    page.keyboard.press("Control+S")
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')", timeout=30_000)
+    dialog = validate(page)
+    text = dialog.inner_text()
+    people.screens.take(page, f"{student}-validate")
+    if student == "hubbob":
+        assert WRONG_ID in text, f"Validate does not name bob's mistake:\n{text[:1500]}"
+    else:
+        assert "Success" in text or "성공" in text, f"Validate does not pass minji's right answer:\n{text[:1500]}"
+    close_dialog(page)
+    saved = notebook.read_text(encoding="utf-8")
+    assert (MARKER in saved) == (student == "hubminji")
+
+
+@pytest.mark.parametrize("student", list(STUDENTS))
+def test_student_submits(hub, people, student):
+    person = getattr(people, student)
+    page = person.page
+    CURRENT_PAGE["page"] = page
+    open_assignment_list(page)
+    row(page, "fetched_assignments_list", ASSIGNMENT).get_by_role("button", name="Submit").click()
+    row(page, "submitted_assignments_list", ASSIGNMENT).wait_for(timeout=60_000)
+    people.screens.take(page, f"{student}-submitted")
+    inbound = hub.exchange / COURSE_OF[student] / "inbound"
+    mine = [entry for entry in os.listdir(inbound) if entry.startswith(f"{student}+{ASSIGNMENT}+")]
+    assert len(mine) == 1, f"{student}'s submission is not in {COURSE_OF[student]}'s inbound: {os.listdir(inbound)}"
+    assert (inbound / mine[0]).stat().st_uid == pwd.getpwnam(student).pw_uid
+
+
+def test_teacher_collects_grades_and_releases_feedback(hub, people):
+    teacher = people.hubteacher
+    courses = "for c in . ko challenge challenge/ko; do"
+    script = (f"cd ~ && {courses} (cd $c && nbgrader collect {ASSIGNMENT}) || exit 1; done && "
+              f"autograder grade submitted --out graded --jobs 2 --table && "
+              f"{courses} (cd $c && nbgrader release_feedback {ASSIGNMENT}) || exit 1; done")
+    started = time.monotonic()
+    status, output = run_in_terminal(hub, teacher, "grade", script, timeout=480)
+    TIMES["teacher: collect, autograder grade, release_feedback (terminal), s"] = round(time.monotonic() - started, 1)
+    people.screens.take(teacher.page, "teacher-grades-and-releases-feedback")
+    assert status == 0, output[-4000:]
+    top = teacher.home
+    for student in STUDENTS:
+        assert (top / "submitted" / student / ASSIGNMENT / NOTEBOOK).is_file(), f"{student} was not collected:\n{output[-3000:]}"
+    records = json.loads((top / "graded" / "results.json").read_text(encoding="utf-8"))
+    unit = {r["student"]: r for r in records if r["grade_id"] == f"{UNIT}-visible"}
+    assert set(unit) == set(STUDENTS), f"graded: {sorted(unit)}"
+    points = {s: sum(r["points"] for r in records if r["student"] == s) for s in STUDENTS}
+    maximum = {s: sum(r["max_points"] for r in records if r["student"] == s) for s in STUDENTS}
+    assert points["hubminji"] == maximum["hubminji"] > 0, (points, maximum)
+    assert points["hubbob"] < maximum["hubbob"], (points, maximum)
+    assert any(WRONG_ID in " ".join(r["feedback"]) for r in records if r["student"] == "hubbob")
+    for student in STUDENTS:  # one page per student, in their own course's feedback only
+        for course in COURSES:
+            pages = list((hub.exchange / course / "feedback").glob("*.html")) if (hub.exchange / course / "feedback").is_dir() else []
+            assert len(pages) == (1 if course in COURSE_OF.values() else 0), f"{course}'s feedback: {pages}\n{output[-2000:]}"
+
+
+@pytest.mark.parametrize("student", list(STUDENTS))
+def test_student_fetches_their_feedback(hub, people, student):
+    person = getattr(people, student)
+    page = person.page
+    CURRENT_PAGE["page"] = page
+    open_assignment_list(page)
+    submitted = row(page, "submitted_assignments_list", ASSIGNMENT)
+    submitted.get_by_role("button", name=re.compile("Fetch Feedback")).click()
+    pages = []
+    deadline = time.monotonic() + 60
+    while not pages and time.monotonic() < deadline:
+        pages = list((person.home / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
+        time.sleep(0.5)
+    assert len(pages) == 1, f"{student} has no feedback page after Fetch Feedback"
+    html = pages[0].read_text(encoding="utf-8")
+    page.wait_for_timeout(1000)
+    people.screens.take(page, f"{student}-feedback-fetched")
+    if student == "hubbob":
+        assert WRONG_ID in html, "bob's feedback does not name his mistake"
+    else:
+        assert WRONG_ID not in html and re.search("[\uac00-\ud7a3]", html), "minji's feedback is not her own Korean page"
+    assert "BEGIN SOLUTION" not in html and "hidden" not in html.lower().split("<body", 1)[-1][:0]
+    TIMES[f"_{student} feedback"] = time.monotonic()
+    # the page itself, as the student opens it from their home
+    feedback_page = page.context.new_page()
+    feedback_page.goto(f"{hub.base}/user/{student}/files/{pages[0].relative_to(person.home)}")
+    feedback_page.wait_for_load_state()
+    people.screens.take(feedback_page, f"{student}-feedback-page", full_page=False)
+    feedback_page.close()
+
+
+def test_a_student_cannot_reach_the_other_students_work_or_the_solutions(hub, people):
+    bob, minji = people.hubbob, people.hubminji
+    page = bob.page
+    CURRENT_PAGE["page"] = page
+    # through the hub's URLs: minji's server, the instructor's formgrader, the hub's admin page
+    for path in (f"/user/hubminji/api/contents/{ASSIGNMENT}/{NOTEBOOK}", f"/user/hubminji/files/{ASSIGNMENT}/{NOTEBOOK}",
+                 f"/user/hubminji/lab/tree/{ASSIGNMENT}/{NOTEBOOK}", f"/user/{TEACHER}/formgrader",
+                 f"/user/{TEACHER}/api/contents/submitted", "/hub/admin", "/hub/api/users"):
+        response = page.request.get(f"{hub.base}{path}", max_redirects=5)
+        body = response.text()
+        assert response.status in (403, 404), f"bob gets {response.status} for {path}:\n{body[:500]}"
+        assert MARKER not in body
+    # through bob's own server: a terminal in his lab
+    exchange = hub.exchange
+    probes = [f"ls /home/hubminji", f"cat /home/hubminji/{ASSIGNMENT}/{NOTEBOOK}",
+              f"ls {exchange}/transformer-ko/inbound", f"ls {exchange}/transformer-ko/feedback",
+              f"ls {ROOT}/solutions", f"cat {ROOT}/challenge/solutions/{ASSIGNMENT}/{NOTEBOOK}",
+              f"cat {ROOT}/autograder/reference.py", f"ls {ROOT}/tests", f"ls {ROOT}/.git",
+              f"ls /home/{TEACHER}/submitted",
+              "python -c 'import autograder.reference'"]
+    script = "; ".join(f"echo '>>> {p}'; {p}; echo \"<<< $?\"" for p in probes)
+    status, output = run_in_terminal(hub, bob, "probe", script)
+    people.screens.take(page, "hubbob-cannot-read")
+    assert MARKER not in output and "BEGIN SOLUTION" not in output and "def scaled_dot_product_attention" not in output, output
+    answers = dict(re.findall(r">>> (.*?)\n(?:.*?\n)*?<<< (\d+)", output))
+    for probe in probes:
+        assert probe in answers, f"the probe {probe!r} did not run:\n{output}"
+        assert answers[probe] != "0", f"bob could run `{probe}`:\n{output}"
+    assert output.count("Permission denied") >= len(probes) - 1, output
+    # his own things still work: his notebook, the course's package that his kernel imports
+    status, output = run_in_terminal(hub, bob, "own", f"ls ~/{ASSIGNMENT} && python -c 'import learner_kit, torch; print(\"ok\")'")
+    assert status == 0 and "ok" in output, output
+
+
+def test_the_whole_loop_timed(hub, people):
+    started = TIMES.pop("_loop started")
+    ends = [TIMES.pop(f"_{student} feedback") for student in STUDENTS]
+    TIMES["whole loop for two students (release to both feedback pages fetched), s"] = round(max(ends) - started, 1)
+    for person in (people.hubteacher, people.hubminji, people.hubbob):
+        assert not [e for e in person.errors if "favicon" not in e], f"{person.name}'s console errors: {person.errors}"
