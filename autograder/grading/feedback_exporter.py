@@ -7,6 +7,9 @@ worker writes (nbgrader makes a new exporter for each):
   outputs) is made on the page's text, not by parsing the whole page with BeautifulSoup and writing
   it again (about half of generate_feedback's time on a course notebook: thousands of highlighted
   code tokens).
+
+It also embeds the course's Korean font, the glyphs the page uses only, where the page has Hangul
+(page_font.py): a machine without a Korean font otherwise draws it as empty boxes.
 """
 import re
 
@@ -14,6 +17,8 @@ from jinja2 import BytecodeCache
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+
+from autograder.grading.page_font import with_hangul_font
 
 NO_ALT = 'alt="No description has been provided for this image"'  # nbconvert's own words
 IMAGE_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\salt=)", re.I)
@@ -63,4 +68,4 @@ class FeedbackExporter(HTMLExporter):
         self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self,
                                                                        resources=resources))
         html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-        return accessible(html), resources
+        return with_hangul_font(accessible(html)), resources

@@ -342,13 +342,13 @@ def write_fallback(path: Path, records, title, language=None):
         head = "".join(f"<th>{html.escape(word)}</th>" for word in (tr("test"), tr("points"), tr("feedback")))
         lang = i18n.language()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
+    from autograder.grading.page_font import with_hangul_font
+
+    path.write_text(with_hangul_font(
         f"<!DOCTYPE html><html lang='{lang}'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         "<style>pre { white-space: pre-wrap; overflow-wrap: anywhere; }</style></head><body>"
         f"<h1>{html.escape(title)}</h1><table border='1'><tr>{head}</tr>{rows}</table>"
-        "</body></html>\n",
-        encoding="utf-8",
-    )
+        "</body></html>\n"), encoding="utf-8")
 
 
 def feedback_folder(out: Path, submission):
