@@ -135,7 +135,9 @@ class ScratchCourse:
                 grade.auto_score, grade.needs_manual_grade = record["points"], False
             gradebook.db.commit()
         add_messages(autograded, {r["grade_id"]: r["_verifier_message"] for r in records if r.get("_verifier_message")})
-        nbformat.write(autograded, str(self._path("autograded", submission, notebook)))
+        path = self._path("autograded", submission, notebook)
+        path.unlink()  # nbgrader leaves it read-only (0444): replaced, as a grader that is not root may, not written into
+        nbformat.write(autograded, str(path))
         return nbformat.writes(autograded)
 
     def comments(self, submission, notebook):
