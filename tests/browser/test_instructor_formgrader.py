@@ -4,10 +4,13 @@ A learner's notebook 01 with the suite's wrong answer is graded by `autograder g
 background while the learner's day runs), then `make formgrader GRADED=OUT` serves the course:
 the ten assignments, the graded submission's score, and its feedback page naming the mistake; then the
 drill-down: the student's notebook with its score, the autograded notebook with the learner's outputs and
-each graded cell's score, a manual score and a flag that change the total and survive a rerun.
+each graded cell's score, a manual score and a flag that change the total and survive a rerun. Then (issue 36): a
+direct link to a submission with ?token= in a browser that has never seen the server, where a manual score is
+saved; the roster's names in the student table, and Hangul drawn with the course's font (this machine has none).
 Screenshots: build/screenshots/instructor-NN-*.png.
 """
 import json
+import sqlite3
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -15,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests.browser.answers import ASSIGNMENT, WRONG_ID
-from tests.browser.jupyter_servers import ROOT, Screens, Server, open_page
+from tests.browser.jupyter_servers import ROOT, VIEWPORT, Screens, Server, open_page
 from tests.course_files import ASSIGNMENTS
 
 STUDENT = "learner"  # as in conftest's grading fixture
@@ -218,3 +221,73 @@ def test_manual_grading_of_one_cell_changes_the_total_and_persists(formgrader, g
     notebooks = open_student_notebooks(formgrader, page)
     assert notebooks[ASSIGNMENT][1] == expected, f"after a rerun {ASSIGNMENT} reads {notebooks[ASSIGNMENT]}, not {expected}"
     assert page.locator("table tbody td.flagged .glyphicon-flag").count() == 1, "the rerun lost the flag"
+
+
+def submission_id(out):
+    """The gradebook's id of the student's notebook: what a link to its formgrader page holds."""
+    with sqlite3.connect(out / "gradebook.db") as db:
+        (found,) = db.execute("select n.id from submitted_notebook n join submitted_assignment a on n.assignment_id = "
+                              "a.id where a.student_id = ?", (STUDENT,)).fetchall()
+    return found[0]
+
+
+def test_a_direct_link_with_the_token_grades_manually(formgrader, graded, chromium):
+    """A link to the submission, with ?token=, opened in a browser that has never seen the server (a new context:
+    no cookie): the scores load and a typed score is saved. nbgrader's page set the login cookie for its own
+    folder only, so its grades API answered 302 and the score was dropped without a word."""
+    out, records = graded
+    context = chromium.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.route("**/ajax/libs/mathjax/**", lambda route: route.fulfill(content_type="application/javascript", body=MATHJAX_STUB))
+    CURRENT_PAGE["page"] = page
+    try:
+        answers = []
+        page.on("response", lambda response: answers.append((response.status, response.url))
+                if "/formgrader/api/" in response.url else None)
+        page.goto(formgrader.url(f"/formgrader/submissions/{submission_id(out)}"))
+        kept = next(r for r in records if r["points"] == r["max_points"])  # a cell the learner got right
+        box = page.locator(f'input.score[id="{kept["grade_id"]}"]')
+        page.locator(f'input.score[id="{kept["grade_id"]}"][placeholder]').wait_for(state="attached", timeout=30_000)
+        assert float(box.get_attribute("placeholder")) == kept["points"]
+        box.fill(f"{kept['max_points']:g}")
+        with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
+            box.blur()
+        assert saved.value.ok, f"the score was not saved: {saved.value.status}"
+        assert not [a for a in answers if a[0] >= 300], f"formgrader's API refused the page: {answers}"
+        Screens("instructor-direct-link").take(page, "manual-score")
+        page.reload()
+        page.locator(f'input.score[id="{kept["grade_id"]}"][placeholder]').wait_for(state="attached")
+        page.wait_for_load_state("networkidle")
+        assert float(box.input_value() or "nan") == kept["max_points"], f"the score did not persist: {box.input_value()!r}"
+    finally:
+        CURRENT_PAGE.clear()
+        context.close()
+
+
+ROSTER = "student_id,Student,ID\n" + STUDENT + ',"김, 민준",1001\n'
+
+
+def test_the_rosters_names_in_the_student_table_with_hangul_drawn(formgrader, graded, instructor, tmp_path):
+    page, screens = instructor.page, instructor.screens
+    out, records = graded
+    (tmp_path / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    report = subprocess.run([sys.executable, "-m", "autograder", "report", str(out), "--roster", str(tmp_path / "roster.csv")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr[-2000:]
+    page.goto(formgrader.url("/formgrader/manage_students"))
+    rows = {row[1]: row for row in table_rows(page) if len(row) > 3}
+    assert rows[STUDENT][0] == "김, 민준", f"the student table shows {rows[STUDENT][0]!r}, the roster says 김, 민준"
+    page.evaluate("document.fonts.ready")
+    faces = page.evaluate("Array.from(document.fonts).map(face => [face.family, face.status])")
+    assert ["Course Hangul", "loaded"] in faces, f"formgrader's page did not use the course's Korean font: {faces}"
+    drawn = page.evaluate("""() => {
+        const canvas = document.createElement('canvas'); canvas.width = 40; canvas.height = 40;
+        const pen = canvas.getContext('2d');
+        const draw = (font, ch) => { pen.clearRect(0, 0, 40, 40); pen.font = font; pen.fillText(ch, 0, 30);
+                                     return Array.from(pen.getImageData(0, 0, 40, 40).data).join(','); };
+        const plain = '24px Helvetica, Arial, sans-serif', page = '24px "Course Hangul", ' + plain.slice(5);
+        return Array.from('김민준').map(ch => draw(page, ch) !== draw(plain, ch) && draw(page, ch) !== draw(page, '\ud7a3'));
+    }""")
+    assert all(drawn), f"Hangul of the student's name not drawn with the course's font: {drawn}"
+    screens.take(page, "manage-students-korean-name")
