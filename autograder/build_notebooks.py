@@ -44,7 +44,7 @@ from nbclient import NotebookClient
 
 from autograder import reference
 from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY, LEVELS, challenge_blank, prose_for, without_markers
-from autograder.paths import EDITIONS, ROOT, solutions_dir, sources_dir
+from autograder.paths import EDITIONS, ROOT, course_dir, solutions_dir, sources_dir
 from learner_kit.i18n import METADATA_KEY
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -74,6 +74,56 @@ LEVEL_NOTE = {
                         "그리고 위의 설명이 알려 줍니다. 막히면 각 연습 아래의 힌트를 하나씩 열어 보세요. "
                         "이 노트북의 안내 단계는 빈칸이 더 작습니다."},
 }
+
+
+# Colab (https://colab.research.google.com): each notebook opens there from the repository, by the link at its top,
+# and its first code cell installs the course's package from the repository, only on Colab (which has torch, numpy,
+# matplotlib and IPython already). Where the repository is: pyproject.toml's [project.urls] Repository, the one
+# place to change (then rebuild and `make release`); COURSE_SOURCE in the kernel's environment overrides the
+# archive the cell installs (tests/test_learner_paths.py points it at a local checkout).
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+COLAB_TEXT = {"en": "Open in Colab", "ko": "Colab에서 열기"}
+COLAB_COMMENT = {
+    "en": "# On Google Colab only: install the course's helper package, learner_kit (the tests, figures and hints of\n"
+          "# this notebook), from the course's repository. Anywhere else this cell does nothing.\n",
+    "ko": "# Google Colab에서만: 이 과정의 도우미 패키지 learner_kit(이 노트북의 테스트, 그림, 힌트)를 과정의\n"
+          "# 저장소에서 설치합니다. 다른 곳에서는 아무 일도 하지 않습니다.\n",
+}
+# The Korean edition's figures need a font with Hangul: the package's extra `ko` brings it (koreanize-matplotlib).
+COLAB_REQUIREMENT = {"en": "transformer-course @ {source}", "ko": "transformer-course[ko] @ {source}"}
+COLAB_CODE = """\
+import importlib.util, os, subprocess, sys
+
+on_colab = "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ
+if on_colab and importlib.util.find_spec("learner_kit") is None:
+    source = os.environ.get("COURSE_SOURCE", "{archive}")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", f"{requirement}"], check=True)"""
+
+
+def repository():
+    """(the repository's web address, its branch): pyproject.toml's [project.urls] Repository and Branch."""
+    import tomllib
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    return urls["Repository"].rstrip("/"), urls.get("Branch", "main")
+
+
+def colab_link(assignment, lang="en", level=DEFAULT_LEVEL):
+    """Colab's address of the release notebook of ``assignment`` (its edition and level) in the repository."""
+    url, branch = repository()
+    github = url.removeprefix("https://github.com/")
+    path = (course_dir(lang, level) / assignment / f"{assignment}.ipynb").relative_to(ROOT).as_posix()
+    return f"https://colab.research.google.com/github/{github}/blob/{branch}/{path}"
+
+
+def colab_cells(assignment, lang="en", level=DEFAULT_LEVEL):
+    """The badge that opens the notebook in Colab (a line above its title) and the code cell that installs the
+    course's package there."""
+    url, branch = repository()
+    badge = f"[![{COLAB_TEXT[lang]}]({COLAB_BADGE})]({colab_link(assignment, lang, level)})"
+    code = COLAB_COMMENT[lang] + COLAB_CODE.replace("{archive}", f"{url}/archive/refs/heads/{branch}.zip").replace(
+        "{requirement}", COLAB_REQUIREMENT[lang])
+    return badge, nbformat.v4.new_code_cell(code)
 
 
 PROVIDED_HEADER = {
@@ -192,6 +242,9 @@ def notebook(assignment, lang="en", level=DEFAULT_LEVEL):
     cells = parse(source.read_text(encoding="utf-8"), lang, level)
     if level in LEVEL_NOTE[lang]:
         cells.insert(1, nbformat.v4.new_markdown_cell(LEVEL_NOTE[lang][level]))
+    badge, install = colab_cells(assignment, lang, level)
+    cells[0].source = f"{badge}\n\n{cells[0].source}"
+    cells.insert(2 if level in LEVEL_NOTE[lang] else 1, install)  # the first code cell: before any import
     nb = nbformat.v4.new_notebook(cells=cells)
     for number, cell in enumerate(nb.cells):
         cell.id = f"cell-{number:03d}"  # stable ids, so a rebuild only changes what changed
