@@ -157,19 +157,21 @@ class _Comparison:
 
     def _raised_by_python(self, ops):
         """An error no operator or call raised (a Python error: a name, an attribute): how far the learner's
-        computation went, where every step it made gives values the reference's computation has."""
-        if any(c.get("depth") == 0 and c.get("raised") for c in self.learner["calls"]):
+        computation went, where every step it made (its own operators, its submodule calls) gives values the
+        reference's computation has."""
+        calls = [c for c in self.learner["calls"] if c.get("depth") == 0]
+        if any(c.get("raised") for c in calls):
             return ""
         pool = [op["output"] for op in self.reference["ops"] if isinstance(op.get("output"), torch.Tensor)]
         pool += [c["output"] for c in self.reference["calls"] if isinstance(c.get("output"), torch.Tensor)]
-        steps = [op for op in ops if op["op"] not in SHAPE_ONLY and op["op"] not in RANDOM]
-        if not all(isinstance(op.get("output"), torch.Tensor) and any(same(op["output"], v) for v in pool)
-                   for op in steps):
+        steps = [op for op in ops if op["op"] not in SHAPE_ONLY and op["op"] not in RANDOM] + calls
+        if not all(isinstance(step.get("output"), torch.Tensor) and any(same(step["output"], v) for v in pool)
+                   for step in steps):
             return ""
         if not steps:
-            return tr("the error is raised by your own code, not by a PyTorch operator, before it computes anything.")
-        return tr("the error is raised by your own code, not by a PyTorch operator, after {count} steps that each "
-                  "give values the reference's computation also has.", count=len(steps))
+            return tr("the error is raised before your code computes anything.")
+        return tr("the error is raised after {count} steps of your code (operators or submodule calls) that each give "
+                  "values the reference's computation also has.", count=len(steps))
 
     def _raised_call(self, failed):
         """The learner's submodule call that raised: what it was given, and what the reference's same call gets."""
@@ -338,8 +340,11 @@ class _Comparison:
         step computed from it does (a masked score filled with another number that gives the same softmax is no
         departure)."""
         ops, pool = self.reference["ops"], self._learner_values()
-        found = [isinstance(op.get("output"), torch.Tensor) and
-                 any(same(value, op["output"]) for value in pool.get(tuple(op["output"].shape), ())) for op in ops]
+        # found: the learner has the step's values, in its shape or only viewed in another (a view computes nothing:
+        # a graded helper's result replayed into the unit reaches it already viewed)
+        found = [isinstance(op.get("output"), torch.Tensor) and (
+            any(same(value, op["output"]) for value in pool.get(tuple(op["output"].shape), ()))
+            or self._in_another_shape(op, pool)) for op in ops]
         # a value with one number repeated (a column set to 0) proves nothing of what came before it
         later = self._found_later(ops, [hit and not _constant(op["output"]) for hit, op in zip(found, ops)])
         for index, op in enumerate(ops):
@@ -351,7 +356,7 @@ class _Comparison:
                 continue
             words = harness_joined([self._source_words(origin, viewed=self._viewed(source))
                                     for origin, source in zip(sources, op.get("inputs", ())) if origin is not None])
-            detail = self._same_operator(op) or self._reshaped(op, pool)
+            detail = self._same_operator(op)
             text = tr("the reference's {step} of {values} gives a number that appears nowhere in your computation.",
                       step=_step(op), values=words) if op["output"].dim() == 0 else \
                 tr("the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your "
@@ -360,15 +365,12 @@ class _Comparison:
                 (" " + detail if detail else "")
         return ""
 
-    def _reshaped(self, op, pool):
-        """Where the learner has the step's values, but laid out in another shape."""
+    @staticmethod
+    def _in_another_shape(op, pool):
+        """Whether the learner has the step's values in the same order, laid out in another shape."""
         wanted = op["output"].reshape(-1)
-        for shape, values in pool.items():
-            for value in values:
-                if value.numel() == wanted.numel() and shape != tuple(op["output"].shape) \
-                        and same(value.reshape(-1), wanted):
-                    return tr("Your code has these values, but in shape {shape}.", shape=shape)
-        return ""
+        return any(value.numel() == wanted.numel() and shape != tuple(op["output"].shape)
+                   and same(value.reshape(-1), wanted) for shape, values in pool.items() for value in values)
 
     def _origin(self, source):
         """The computing step (or input, or call) a reference op's tensor argument comes from, through views."""
@@ -433,7 +435,7 @@ class _Comparison:
     def _learner_values(self):
         pool = {}
         values = [op.get("output") for op in self.learner["ops"]] + [c.get("output") for c in self.learner["calls"]]
-        values += list(self.inputs.values())
+        values += list(self.inputs.values()) + list(self.learner.get("given") or ())
         for value in values:
             if isinstance(value, torch.Tensor):
                 pool.setdefault(tuple(value.shape), []).append(value)

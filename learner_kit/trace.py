@@ -9,7 +9,9 @@ case; learner_kit.locate compares the two records and says where they part. The 
 - ops: every ATen operator that runs in the unit's own code, outside any submodule (a
   TorchDispatchMode, below autograd, so ``@`` and ``F.softmax`` are seen whatever route reached
   them): the operator's name, its non-tensor arguments, where each tensor argument came from (an
-  input of the unit, an earlier op, a call's result) and the tensor it gave.
+  input of the unit, an earlier op, a call's result) and the tensor it gave;
+- given: the values of tensors an op was given that came from none of those (a weight, what a
+  graded helper replayed by the checks returned).
 
 Only numbers, strings and tensors (detached CPU copies) are kept, so a record made in the grading
 sandbox crosses to the grader like any result. It holds no solution: the reference's record is
@@ -75,6 +77,7 @@ class Recorder(TorchDispatchMode):
         self.open = {}  # id(submodule) -> its calls not yet returned (a module may call itself)
         self.sources = {}  # id(tensor) -> ("input", name) | ("op", index) | ("call", index)
         self.alive = []  # the tensors whose ids are in `sources` (so that an id is never reused)
+        self.given = []  # the values of tensors an op was given that came from outside the record (weights, replays)
         for name, value in inputs.items():
             if isinstance(value, torch.Tensor):
                 self._source(value, ("input", name))
@@ -94,7 +97,7 @@ class Recorder(TorchDispatchMode):
 
     def forget_construction(self):
         """Drop what was recorded so far (a constructor's work the checks then replace)."""
-        self.ops, self.calls, self.elements, self.unset = [], [], 0, set()
+        self.ops, self.calls, self.elements, self.unset, self.given = [], [], 0, set(), []
         self.sources = {key: value for key, value in self.sources.items() if value[0] == "input"}
 
     # ------------------------------------------------------------------ submodule calls
@@ -203,6 +206,11 @@ class Recorder(TorchDispatchMode):
         for value in flat:
             if isinstance(value, torch.Tensor):
                 inputs.append(list(self.sources.get(id(value), ("unknown", ""))))
+                if id(value) not in self.sources and result is not None:  # from outside the record (a replayed
+                    self._source(value, ("unknown", ""))                    # helper's result): its values are kept
+                    kept = self._kept(value)
+                    if kept is not None:
+                        self.given.append(kept)
             elif isinstance(value, (bool, int, float, str)) or value is None:
                 plain.append(value)
             elif isinstance(value, torch.dtype):
@@ -256,7 +264,7 @@ class Recorder(TorchDispatchMode):
         for module, name in self.wrapped:
             module.__dict__.pop(name, None)
         self.handles, self.wrapped = [], []
-        return {"calls": self.calls, "ops": self.ops, "complete": not self.full}
+        return {"calls": self.calls, "ops": self.ops, "given": self.given, "complete": not self.full}
 
 
 class _RaisedFunctions(TorchFunctionMode):

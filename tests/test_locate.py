@@ -187,11 +187,13 @@ def test_the_recorder_keeps_within_its_budget_and_leaves_no_hooks():
     {"calls": [{"name": "w", "args": {"a": "not a tensor"}, "depth": True}], "ops": [
         {"op": "softmax", "inputs": [["op", 10 ** 9], ["input", []], 5], "args": [{}, 1], "output": "x"}],
      "complete": True},
+    {"calls": [], "ops": [], "given": ["x", None, 3], "complete": True}, {"calls": [], "ops": [], "given": "x"},
 ])
 def test_a_forged_record_from_the_sandbox_is_rebuilt_or_refused(forged):
     rebuilt = _trace(forged)
     spec = UNITS["LayerNorm"]
     call, case = spec.build_call(), spec.cases["values"]()[0]
     theirs = harness.run(spec.reference, call, case, trace=True).trace
-    assert rebuilt is None or set(rebuilt) == {"calls", "ops", "complete", "raised"}
+    assert rebuilt is None or set(rebuilt) == {"calls", "ops", "given", "complete", "raised"}
+    assert rebuilt is None or all(isinstance(v, torch.Tensor) for v in rebuilt["given"])
     assert isinstance(locate(rebuilt, theirs, case.inputs), str)  # never raises

@@ -426,7 +426,9 @@ def _trace(record):
             "raised": op.get("raised") is True}
            for op in record["ops"] if isinstance(op, dict) and isinstance(op.get("op"), str)]
     complete = record.get("complete") is True and len(calls) == len(record["calls"]) and len(ops) == len(record["ops"])
-    return {"calls": calls, "ops": ops, "complete": complete, "raised": record.get("raised") is True}
+    given = [tensor(v) for v in record.get("given") or () if tensor(v) is not None] \
+        if isinstance(record.get("given"), list) else []
+    return {"calls": calls, "ops": ops, "given": given, "complete": complete, "raised": record.get("raised") is True}
 
 
 def _on_device(tensor, device, session):

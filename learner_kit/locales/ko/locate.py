@@ -3,7 +3,6 @@
 TRANSLATIONS = {
     "Where it parts from the reference:": "기준 구현과 갈라지는 곳:",
     "(none)": "(없음)",
-    "Your code has these values, but in shape {shape}.": "여러분의 코드에도 이 값들이 있지만, 모양이 {shape}입니다.",
     "Your own {step} gets the same input but is called with the arguments {args}; the reference's with {wanted}.":
         "여러분의 {step}은(는) 같은 입력을 받지만 인자가 {args}입니다. 기준 구현의 인자는 {wanted}입니다.",
     "Your own {step} gets, as its input number {number}, {relation}.":
@@ -43,10 +42,10 @@ TRANSLATIONS = {
     "indexing": "인덱싱",
     "concatenation": "이어 붙이기(cat)",
     "stack": "쌓기(stack)",
-    "the error is raised by your own code, not by a PyTorch operator, before it computes anything.":
-        "오류는 PyTorch 연산이 아니라 여러분의 코드 자체에서 나며, 아무것도 계산하기 전에 일어납니다.",
-    "the error is raised by your own code, not by a PyTorch operator, after {count} steps that each give values the reference's computation also has.":
-        "오류는 PyTorch 연산이 아니라 여러분의 코드 자체에서 나며, 그 전의 {count}개 단계는 모두 기준 구현의 계산에도 있는 값을 냅니다.",
+    "the error is raised before your code computes anything.":
+        "오류는 여러분의 코드가 아무것도 계산하기 전에 일어납니다.",
+    "the error is raised after {count} steps of your code (operators or submodule calls) that each give values the reference's computation also has.":
+        "오류는 여러분의 코드가 {count}개 단계(연산 또는 하위 모듈 호출)를 거친 뒤에 일어나며, 그 단계들은 모두 기준 구현의 계산에도 있는 값을 냅니다.",
     "your `{name}` holds the values of an earlier {step} of the reference's, not its final `{name}`.":
         "여러분의 `{name}`에는 최종 `{name}`이 아니라 기준 구현의 더 이른 {step} 값이 들어 있습니다.",
     "reciprocal square root": "제곱근의 역수",
