@@ -171,6 +171,13 @@ def mistake_pairs(unit_name):
     return tuple(pairs)
 
 
+def warm_up():
+    """Load once what the checks' first diagnosis would otherwise load inside a learner's budget: PyTorch's
+    compiler stack (torch._dynamo), which some torch functions import on their first call (about 3 s on 2
+    busy cores). A grading worker calls this when it starts."""
+    import torch._dynamo  # noqa: F401
+
+
 def check(unit_name, candidate, aspect):
     """Check one aspect of a learner's unit; print one line, or raise CheckFailure."""
     if unit_name in CUSTOM_CHECKS:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.checks import core as checks_core
 from autograder.grading.combine import combined_records, public, zero_records, zero_submission
 from autograder.grading.config import Settings, cell_timeout
 from autograder.grading.forked_kernels import KERNELS
@@ -94,6 +95,7 @@ class GradingWorker:
             self.edition_assignments[lang] = set(notebooks)
         self.verifier = Verifier(self.settings, cell_timeout(self.settings))
         self.verifier.start()
+        checks_core.warm_up()  # what a first diagnosis would load, loaded before any learner's budget runs
 
     def _scratch_settings(self, settings, sources, template, suffix):
         """Write ``sources`` ({assignment: {name: text}}) and the gradebook template into the scratch folder."""
