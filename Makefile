@@ -42,7 +42,7 @@ help:
 	@echo "                          (with COURSE_LANG=ko: 도전 단계, in workspace-ko-challenge/)"
 	@echo "make progress      which units of your workspace pass their visible test (same COURSE_LANG and LEVEL)"
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
-	@echo "make hub [HUB_DIR=dir HUB_CLASS=class.json HUB_PORT=8000]   as root: a class on JupyterHub on this machine"
+	@echo "make hub [HUB_CLASS=class.json HUB_IP=0.0.0.0 HUB_PORT=8000]   as root: a class on JupyterHub on this machine"
 	@echo "make test          run the whole test suite (what CI runs)"
 	@echo "make test-gpu      on a machine with an NVIDIA GPU: grading with CUDA, GPU visible and hidden"
 	@echo "make test-cuda-build   grade the demo class with PyPI's CUDA build of torch (downloads gigabytes)"
@@ -128,6 +128,7 @@ $(HUB_PROXY): hub/package.json hub/package-lock.json
 # (hub/class.example.json): students get the learner's lab with the Assignment List, instructors formgrader.
 HUB_DIR ?= /srv/transformer-hub
 HUB_CLASS ?= $(HUB_DIR)/class.json
+HUB_IP ?= 127.0.0.1
 HUB_PORT ?= 8000
 HUB_API_PORT ?= 8081
 HUB_PROXY_API_PORT ?= 8001
@@ -136,7 +137,7 @@ HUB_ARGS ?=
 hub: hub-tool sandbox-tool
 	$(HUB_VENV)/bin/python hub/prepare.py --dir $(HUB_DIR) --class $(HUB_CLASS) --group $(HUB_GROUP)
 	cd $(HUB_DIR) && TRANSFORMER_HUB_DIR=$(abspath $(HUB_DIR)) TRANSFORMER_HUB_CLASS=$(abspath $(HUB_CLASS)) \
-	  TRANSFORMER_HUB_PORT=$(HUB_PORT) TRANSFORMER_HUB_API_PORT=$(HUB_API_PORT) \
+	  TRANSFORMER_HUB_IP=$(HUB_IP) TRANSFORMER_HUB_PORT=$(HUB_PORT) TRANSFORMER_HUB_API_PORT=$(HUB_API_PORT) \
 	  TRANSFORMER_HUB_PROXY_API_PORT=$(HUB_PROXY_API_PORT) TRANSFORMER_HUB_GROUP=$(HUB_GROUP) \
 	  $(CURDIR)/$(HUB_VENV)/bin/jupyterhub -f $(CURDIR)/hub/jupyterhub_config.py $(HUB_ARGS)
 

@@ -8,7 +8,7 @@ nbgrader's exchange), after hub/prepare.py has set that folder up. The class is 
 (hub/course.py): an assignment has one id (01-attention) in every edition, and `autograder grade`
 reads each notebook's language and level from the notebook itself.
 
-- A student's server: the learner's lab (lab-config/) with hub/student/ before it: nbgrader's
+- A student's server: the learner's lab (lab-config/; in Korean for the Korean editions) with hub/student/ before it: nbgrader's
   Assignment List on (fetch, submit, fetch feedback in the course of the student's edition),
   the instructor's tools off, the home folder private (0700).
 - An instructor's server: formgrader on the home folder, which is the English guided course's folder
@@ -94,6 +94,20 @@ def _in_group(name):
         subprocess.run(["usermod", "-a", "-G", GROUP, name], check=True)
 
 
+def _korean_lab(home, account):
+    """A Korean-edition student's JupyterLab speaks Korean (its language pack), as `make lab COURSE_LANG=ko` does,
+    unless the student has chosen a language."""
+    from learner_kit.workspace import seed_locale
+
+    settings = home / ".jupyter" / "lab" / "user-settings"
+    written = seed_locale(settings, "ko_KR")
+    if written is not None:
+        for path in [written, *written.parents]:
+            if path == home:
+                break
+            os.chown(path, account.pw_uid, account.pw_gid)
+
+
 def pre_spawn_hook(spawner):
     name = spawner.user.name
     home = _private_home(name)
@@ -114,6 +128,8 @@ def pre_spawn_hook(spawner):
         env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'student'}:{REPO / 'lab-config'}"
         env["TRANSFORMER_HUB_COURSE"] = course.course_id(edition)
         env["COURSE_LANG"] = course.EDITIONS[edition]["lang"]
+        if env["COURSE_LANG"] == "ko":
+            _korean_lab(home, pwd.getpwnam(name))
         spawner.notebook_dir = str(home)
         spawner.default_url = "/lab"
     spawner.environment = {**spawner.environment, **env}
