@@ -13,7 +13,7 @@ import tokenize
 import nbformat
 import pytest
 
-from autograder.build_notebooks import parse
+from autograder.build_notebooks import notebook, parse
 from autograder.paths import EDITIONS, solutions_dir, sources_dir
 from learner_kit.i18n import METADATA_KEY
 
@@ -160,7 +160,7 @@ def test_the_built_notebook_is_its_source(lang, assignment):
     path = solutions_dir(lang) / assignment / f"{assignment}.ipynb"
     assert path.is_file(), f"{path} is missing: python -m autograder.build_notebooks --lang {lang} {assignment}"
     built = nbformat.read(path, as_version=4)
-    assert [c.source for c in built.cells] == [c.source for c in cells(lang, assignment)], (
+    assert [c.source for c in built.cells] == [c.source for c in notebook(assignment, lang).cells], (
         f"{path} is not what notebooks/ builds: rebuild it (python -m autograder.build_notebooks --lang {lang} {assignment})")
     assert built.metadata.get(METADATA_KEY) == lang
 

@@ -220,6 +220,8 @@ def test_start_py_without_make_from_a_fresh_clone_opens_the_lab(tmp_path):
     text = (tmp_path / "start.log").read_text()
     assert "# the pinned packages of requirements.txt" in text and "# the course itself" in text
     assert f"PyTorch {TORCH}+cpu: the CPU build" in text, text[-3000:]
+    reachable = start.torch_index_reachable()  # here not: the fallback, said as such; elsewhere the index's wheel
+    assert ("download.pytorch.org/whl/cpu cannot be reached" in text) == (not reachable), text[-3000:]
     assert (clone / "workspace" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").is_file()
     assert json.loads((venv / start.STAMP).read_text())["requested"] == "cpu"
     editable = subprocess.run([str(venv / "bin" / "python"), "-c", "import learner_kit; print(learner_kit.__file__)"],
