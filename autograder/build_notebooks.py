@@ -81,7 +81,8 @@ LEVEL_NOTE = {
 # matplotlib and IPython already). Where the repository is: pyproject.toml's [project.urls] Repository, the one
 # place to change (then rebuild and `make release`); COURSE_SOURCE in the kernel's environment overrides the
 # archive the cell installs (tests/test_learner_paths.py points it at a local checkout).
-COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+# The link is text, not Colab's badge image: a notebook opened offline (or in the course's lab, which fetches
+# nothing from the network) shows no broken image and logs no failed request.
 COLAB_TEXT = {"en": "Open in Colab", "ko": "Colab에서 열기"}
 COLAB_COMMENT = {
     "en": "# On Google Colab only: install the course's helper package, learner_kit (the tests, figures and hints of\n"
@@ -117,10 +118,10 @@ def colab_link(assignment, lang="en", level=DEFAULT_LEVEL):
 
 
 def colab_cells(assignment, lang="en", level=DEFAULT_LEVEL):
-    """The badge that opens the notebook in Colab (a line above its title) and the code cell that installs the
+    """The link that opens the notebook in Colab (a line above its title) and the code cell that installs the
     course's package there."""
     url, branch = repository()
-    badge = f"[![{COLAB_TEXT[lang]}]({COLAB_BADGE})]({colab_link(assignment, lang, level)})"
+    badge = f"**[{COLAB_TEXT[lang]}]({colab_link(assignment, lang, level)})**"
     code = COLAB_COMMENT[lang] + COLAB_CODE.replace("{archive}", f"{url}/archive/refs/heads/{branch}.zip").replace(
         "{requirement}", COLAB_REQUIREMENT[lang])
     return badge, nbformat.v4.new_code_cell(code)
