@@ -153,6 +153,8 @@ def people(chromium, hub, accounts):
     for name in [TEACHER, *STUDENTS]:
         errors = []
         page = open_page(chromium, errors)
+        page.on("response", lambda response, errors=errors: errors.append(f"HTTP {response.status} {response.url}")
+                if response.status >= 400 else None)  # which request a console's "Failed to load resource" was
         found[name] = SimpleNamespace(name=name, page=page, errors=errors, password=accounts[name],
                                       home=Path(pwd.getpwnam(name).pw_dir))
     yield SimpleNamespace(screens=screens, **found)
@@ -205,9 +207,12 @@ def run_in_terminal(hub, person, name, script, timeout=300):
 
 
 def open_assignment_list(page):
+    """Nbgrader > Assignment List; the items that the Nbgrader menu showed."""
     page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
+    entry = page.locator(".lm-Menu-item", has_text="Assignment List").first
+    entry.wait_for()
     items = page.locator(".lm-Menu-item:visible").all_inner_texts()
-    page.locator(".lm-Menu-item", has_text="Assignment List").first.click()
+    entry.click()
     page.locator("#released_assignments_list").wait_for()
     return [item.strip() for item in items]
 
@@ -422,7 +427,7 @@ def test_a_student_cannot_reach_the_other_students_work_or_the_solutions(hub, pe
               f"ls {ROOT}/solutions", f"cat {ROOT}/challenge/solutions/{ASSIGNMENT}/{NOTEBOOK}",
               f"cat {ROOT}/autograder/reference.py", f"ls {ROOT}/tests", f"ls {ROOT}/.git",
               f"ls /home/{TEACHER}/submitted",
-              "python -c 'import autograder.reference'"]
+              'python -c "import autograder.reference"']
     script = "; ".join(f"echo '>>> {p}'; {p}; echo \"<<< $?\"" for p in probes)
     status, output = run_in_terminal(hub, bob, "probe", script)
     people.screens.take(page, "hubbob-cannot-read")
