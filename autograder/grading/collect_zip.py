@@ -2,7 +2,9 @@
 
     autograder collect-zip DOWNLOAD.zip [MORE.zip ...] --roster roster.csv [--out submitted]
 
-The shapes (what Canvas and Moodle write, read from their code):
+The shapes (Moodle's read from its code, mod/assign's download of all submissions; Canvas's from an example in its
+own issue tracker, instructure/canvas-lms#2406, ``studenttest_3143_207797_zipsubmission.zip``, and the known
+``_LATE`` and ``-1`` forms: Canvas's zipping code was not at hand to read):
 
 - **Canvas** (Assignment, Download Submissions): one flat zip, each file named
   ``<name>[_LATE]_<user id>_<attachment id>_<file name as uploaded>``, where ``<name>`` is the student's sortable
