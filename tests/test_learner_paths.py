@@ -7,6 +7,7 @@ fake `google.colab` module), not visited.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -358,7 +359,8 @@ def test_the_release_notebook_runs_on_colab_set_up_by_its_first_cell(colab_venv,
     code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     assert "google.colab" in nb.cells[code[0]].source, "the first code cell sets Colab up"
     link = nb.cells[0].source.splitlines()[0]
-    assert f"colab.research.google.com/github/" in link and link.endswith(f"/{release}/{assignment}/{assignment}.ipynb)")
+    assert re.search(r"\]\(https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/"
+                     rf"{re.escape(release)}/{assignment}/{assignment}\.ipynb\)", link), link
     blank = next(i for i in code if "raise NotImplementedError()" in nb.cells[i].source)
     unit = nb.cells[blank].metadata["nbgrader"]["grade_id"]
     visible = next(i for i in code if nb.cells[i].metadata.get("nbgrader", {}).get("grade_id") == f"{unit}-visible")
