@@ -37,6 +37,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
+	@echo "                   (without make: python3 start.py, or py start.py on Windows; --help for its options)"
 	@echo "make lab COURSE_LANG=ko   the Korean edition (한국어판), in workspace-ko/"
 	@echo "make lab LEVEL=challenge  the challenge level: you write whole function bodies, in workspace-challenge/"
 	@echo "                          (with COURSE_LANG=ko: 도전 단계, in workspace-ko-challenge/)"
