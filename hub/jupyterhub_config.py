@@ -28,7 +28,7 @@ from pathlib import Path
 HUB = Path(__file__).resolve().parent
 REPO = HUB.parent
 sys.path.insert(0, str(HUB))
-import course  # noqa: E402  (hub/course.py: the editions and the instructor's course folders)
+import course
 
 c = get_config()  # noqa: F821
 
