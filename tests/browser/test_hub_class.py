@@ -96,8 +96,10 @@ class Hub:
                      "HUB_API_PORT": free_port(), "HUB_PROXY_API_PORT": free_port()}
         self.output = open(self.log, "ab")  # noqa: SIM115  (closed by stop())
         # What `make hub` installs first (make test's hub-tool has, unless requirements changed since): not timed.
-        subprocess.run(["make", "--no-print-directory", "hub-tool", "sandbox-tool"], cwd=ROOT, stdout=self.output,
-                       stderr=subprocess.STDOUT, timeout=1800, check=True)
+        tools = subprocess.run(["make", "--no-print-directory", "hub-tool", "sandbox-tool"], cwd=ROOT, stdout=self.output,
+                               stderr=subprocess.STDOUT, timeout=1800, check=False)
+        if tools.returncode != 0:
+            pytest.fail(f"`make hub-tool` failed (status {tools.returncode}):\n{self.log_text()[-4000:]}")
         started = time.monotonic()
         self.process = subprocess.Popen(["make", "--no-print-directory", "hub", *(f"{k}={v}" for k, v in variables.items())],
                                         cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT, start_new_session=True)
