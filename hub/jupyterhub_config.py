@@ -36,7 +36,7 @@ HUB_DIR = Path(os.environ.get("TRANSFORMER_HUB_DIR", "/srv/transformer-hub")).re
 CLASS_FILE = Path(os.environ.get("TRANSFORMER_HUB_CLASS", HUB_DIR / "class.json"))
 EXCHANGE = HUB_DIR / "exchange"
 GROUP = os.environ.get("TRANSFORMER_HUB_GROUP", "transformer-instructors")
-VENV_BIN = Path(sys.executable).parent  # the course's .venv: JupyterHub runs from it, and so does every user's server
+VENV_BIN = Path(sys.executable).parent  # .venv/hub-python/bin: JupyterHub runs from it, and so does every user's server
 
 CLASS = json.loads(CLASS_FILE.read_text(encoding="utf-8"))
 INSTRUCTORS = set(CLASS.get("instructors", []))
