@@ -36,6 +36,18 @@ def instructor_only():
     return sorted(top) + [REPO / p for p in INSIDE if (REPO / p).is_dir()]
 
 
+def closed_on_the_way(venv_python):
+    """Folders that every user must enter to run a server (the hub's Python, the course's learner_kit and lab
+    configuration) but that others may not enter (mode without o+x): e.g. a clone under /root."""
+    needed = [Path(venv_python), REPO / "learner_kit", REPO / "lab-config", HUB / "student"]
+    closed = set()
+    for path in needed:
+        for folder in [*reversed(path.parents)] + ([path] if path.is_dir() else []):
+            if folder.is_dir() and not folder.stat().st_mode & 0o001:
+                closed.add(folder)
+    return sorted(closed)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, required=True, help="the hub's folder")
@@ -45,6 +57,11 @@ def main(argv=None):
     if os.geteuid() != 0:
         sys.exit("make hub: run it as root (sudo make hub). JupyterHub logs in the machine's users with PAM and starts "
                  "each user's server as that user, and the course's answers are closed to students here.")
+    closed = closed_on_the_way(sys.executable)
+    if closed:
+        sys.exit("make hub: the users' servers could not start: they run " + sys.executable + " and this repository's "
+                 "learner_kit/ and lab-config/, but other users may not enter " + ", ".join(map(str, closed)) +
+                 ". Put the course where every user can enter (e.g. under /srv or /opt), or let them enter (chmod o+x).")
     hub_dir = args.dir.resolve()
     hub_dir.mkdir(parents=True, exist_ok=True)
     hub_dir.chmod(0o711)

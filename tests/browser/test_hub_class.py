@@ -11,6 +11,11 @@ with nbgrader's release_feedback; each student fetches their own page. Then a st
 other's work and the solutions through the hub: the other's server, the exchange, their home, the
 course's folders (a terminal), the instructor's formgrader.
 
+The users' servers run this repository's hub environment and learner_kit as those users: where the
+repository lies in a folder that other users may not enter (a clone in a private folder), the test lets
+them enter it (o+x, not list) while the hub runs and restores its mode afterwards; `make hub` itself
+refuses to start there and says why (hub/prepare.py).
+
 Every step saves a screenshot (build/screenshots/hub-NN-*.png); the hub's start and the whole loop's
 times are printed and written to build/screenshots/hub-timings.json.
 """
@@ -136,6 +141,18 @@ class Hub:
         return self.log.read_bytes().decode(errors="replace") if self.log.is_file() else ""
 
 
+def _open_the_way():
+    """The folders above this repository that other users may not enter (a clone in a private folder): opened to
+    enter (o+x, not to list) while the hub runs, so that the class's users can run their servers; [(folder, mode)]."""
+    opened = []
+    for folder in [*reversed(ROOT.parents), ROOT]:
+        mode = folder.stat().st_mode
+        if not mode & 0o001:
+            folder.chmod((mode & 0o7777) | 0o001)
+            opened.append((folder, mode & 0o7777))
+    return opened
+
+
 @pytest.fixture(scope="module")
 def hub(accounts):
     folder = Path(tempfile.mkdtemp(prefix="transformer-hub-"))
@@ -143,10 +160,13 @@ def hub(accounts):
     class_file = folder / "class.json"
     class_file.write_text(json.dumps({"instructors": [TEACHER], "students": STUDENTS}), encoding="utf-8")
     server = Hub(folder, class_file)
+    opened = _open_the_way()
     try:
         yield server.start()
     finally:
         server.stop()
+        for path, mode in opened:
+            path.chmod(mode)
         shutil.copyfile(server.log, SCREENSHOTS / "hub.log") if server.log.is_file() else None
         shutil.rmtree(folder, ignore_errors=True)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
