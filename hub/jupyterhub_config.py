@@ -120,7 +120,9 @@ def pre_spawn_hook(spawner):
     if name in INSTRUCTORS:
         _in_group(name)
         folder = course.instructor_folders(home, pwd.getpwnam(name))
-        env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'instructor'}:{REPO / 'lab-config'}"
+        # formgrader-config: any formgrader link with ?token= keeps a typed score, Hangul drawn (formgrader_extras.py)
+        env["JUPYTER_CONFIG_PATH"] = (f"{HUB / 'instructor'}:{REPO / 'autograder' / 'grading' / 'formgrader-config'}:"
+                                      f"{REPO / 'lab-config'}")
         spawner.notebook_dir = str(folder)
         spawner.default_url = "/formgrader"
     else:
