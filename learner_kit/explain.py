@@ -28,18 +28,17 @@ def explain_errors(*units):
     of a unit its notebook checks itself also says where the unit parts from the reference."""
     try:
         yield
-    except AssertionError as failure:
-        where = _where_it_parts(units, str(failure))
-        if where:
-            raise TestFailed(f"{failure}\n{where}") from None
-        raise
     except Exception as error:
         for unit in units:
             harness.mark_learner_line(error, unit)
-            if getattr(error, "learner_line", ""):
+            if getattr(error, "learner_line", ""):  # raised in the learner's code (its own `assert` too)
                 message = format_message("runtime-error", harness.describe_error(error))
                 where = _where_it_parts(units, message)
                 raise TestFailed(f"{message}\n{where}" if where else message) from None
+        if isinstance(error, AssertionError):  # the test's own assertion: its message, and where, if known
+            where = _where_it_parts(units, str(error))
+            if where:
+                raise TestFailed(f"{error}\n{where}") from None
         raise
 
 
