@@ -3,7 +3,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -14,15 +13,10 @@ import pytest
 
 from learner_kit.workspace import DEFAULT_LAYOUT, kernel_metadata
 from tests.course_files import ASSIGNMENTS
+from tests.serving import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no notebooks to serve yet")
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _get(url, deadline):
@@ -37,7 +31,7 @@ def _get(url, deadline):
 
 
 def test_make_lab_serves_the_course_from_a_workspace(tmp_path):
-    port, token = _free_port(), "course-test"
+    port, token = free_port(), "course-test"
     workspace = tmp_path / "workspace"
     args = f"--no-browser --port={port} --ServerApp.token={token} --ServerApp.open_browser=False"
     lab = subprocess.Popen(
@@ -85,7 +79,7 @@ KOREAN = sorted(p.parent.name for p in (ROOT / "ko" / "course").glob("*/*.ipynb"
 
 @pytest.mark.skipif(not KOREAN, reason="no Korean edition released")
 def test_make_lab_opens_the_korean_edition_in_its_own_workspace(tmp_path):
-    port, token = _free_port(), "course-test"
+    port, token = free_port(), "course-test"
     workspace = tmp_path / "workspace-ko"
     args = f"--no-browser --port={port} --ServerApp.token={token} --ServerApp.open_browser=False"
     lab = subprocess.Popen(

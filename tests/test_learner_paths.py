@@ -10,10 +10,8 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -26,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 import start  # noqa: E402  (the top-level script: stdlib only)
 
 from tests.course_files import ASSIGNMENTS  # noqa: E402
+from tests.serving import first_answer, free_port  # noqa: E402
 
 TORCH = start.pinned_torch()
 SITE_PACKAGES = Path(next(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()))
@@ -143,12 +142,6 @@ def test_start_py_needs_only_the_standard_library():
 
 # ---------------------------------------------------------------- start.py without make, from a fresh clone
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def fresh_clone(target: Path) -> Path:
     """A `git clone` of the repository, with the working tree's changes (modified and new files) on top."""
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(target)], check=True, timeout=300)
@@ -201,16 +194,8 @@ def test_start_py_without_make_from_a_fresh_clone_opens_the_lab(tmp_path):
                            cwd=clone, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                            start_new_session=True)
     try:
-        deadline = time.monotonic() + 420
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=3) as response:
-                    landing = response.geturl()
-                    break
-            except OSError:
-                assert lab.poll() is None, (tmp_path / "start.log").read_text()[-4000:]
-                assert time.monotonic() < deadline, (tmp_path / "start.log").read_text()[-4000:]
-                time.sleep(1)
+        landing = first_answer(f"http://127.0.0.1:{port}/?token={token}", lab, 420,
+                               (tmp_path / "start.log").read_text, "python3 start.py", interval=1)
         assert landing.endswith(f"/lab/tree/{ASSIGNMENTS[0]}/{ASSIGNMENTS[0]}.ipynb?token={token}")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as response:
             page = response.read().decode()

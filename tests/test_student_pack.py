@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 
@@ -18,6 +17,7 @@ from autograder.course import ALL_UNITS
 from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY
 from autograder.student_pack import build_pack, pack_folder
 from tests.course_files import ASSIGNMENTS, LEVEL_ASSIGNMENTS, solution_lines, source_notebook
+from tests.serving import first_answer, free_port
 
 pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no notebooks under solutions/ yet")
 
@@ -84,7 +84,7 @@ def test_learner_kit_imports_without_the_autograder(pack):
 def test_the_pack_installs_with_plain_pip_and_opens_with_jupyterlab_without_make(pack, tmp_path):
     """The pack's README's two commands, as written, in a venv of their own, with no `make` on PATH: pip installs
     the pack, and the second opens its course/ in a lab that answers."""
-    from tests.test_learner_paths import base_python, free_port, linked_venv
+    from tests.test_learner_paths import base_python, linked_venv
 
     with zipfile.ZipFile(pack.parent / "student-pack.zip") as archive:  # what the learner unpacks
         archive.extractall(tmp_path / "pack")
@@ -119,16 +119,8 @@ def test_the_pack_installs_with_plain_pip_and_opens_with_jupyterlab_without_make
     server = subprocess.Popen([*shlex.split(lab), *extra], cwd=folder, env=env, stdin=subprocess.DEVNULL,
                               stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=3) as response:
-                    landing = response.geturl()
-                    break
-            except OSError:
-                assert server.poll() is None, log.read_text()[-3000:]
-                assert time.monotonic() < deadline, "the lab did not answer within 180 s"
-                time.sleep(1)
+        landing = first_answer(f"http://127.0.0.1:{port}/?token={token}", server, 180, log.read_text,
+                               "the pack's lab", interval=1)
         assert landing.endswith(f"/lab?token={token}"), landing
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=30) as response:
             served = {entry["name"] for entry in json.loads(response.read())["content"]}

@@ -2,13 +2,12 @@
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
-import pytest
+
+from tests.serving import first_answer, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -26,12 +25,6 @@ def chromium_path():
         if found:
             return found
     return None
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -65,17 +58,9 @@ class Server:
         self.process = subprocess.Popen(
             ["make", "--no-print-directory", self.target, *(f"{k}={v}" for k, v in variables.items())],
             cwd=ROOT, env=env, stdout=self.output, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 120
-        while True:  # /api/status answers once the server and its extensions are up
-            try:
-                with urllib.request.urlopen(self.url("/api/status"), timeout=2):
-                    return self
-            except OSError:
-                if self.process.poll() is not None:
-                    pytest.fail(f"`make {self.target}` exited with status {self.process.returncode}:\n{self.log_text()[-4000:]}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"`make {self.target}` did not answer within 120 s:\n{self.log_text()[-4000:]}")
-                time.sleep(0.3)
+        # /api/status answers once the server and its extensions are up
+        first_answer(self.url("/api/status"), self.process, 120, self.log_text, f"`make {self.target}`", interval=0.3)
+        return self
 
     def stop(self):
         """SIGTERM to `make` and the server it started (their own process group), SIGKILL to what outlives 20 s."""

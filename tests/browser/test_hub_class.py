@@ -29,7 +29,6 @@ import signal
 import subprocess
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -41,10 +40,10 @@ from tests.browser.jupyter_servers import (
     SCREENSHOTS,
     Screens,
     _signal_group,
-    free_port,
     open_page,
 )
 from tests.browser.test_learner_lab import close_dialog, code_cell, type_into
+from tests.serving import first_answer, free_port
 
 TEACHER = "hubteacher"
 STUDENTS = {"hubminji": "ko", "hubbob": "en-challenge"}
@@ -108,17 +107,7 @@ class Hub:
         started = time.monotonic()
         self.process = subprocess.Popen(["make", "--no-print-directory", "hub", *(f"{k}={v}" for k, v in variables.items())],
                                         cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = started + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.base}/hub/api", timeout=2):
-                    break
-            except OSError:
-                if self.process.poll() is not None:
-                    pytest.fail(f"`make hub` exited with status {self.process.returncode}:\n{self.log_text()[-4000:]}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"`make hub` did not answer within 180 s:\n{self.log_text()[-4000:]}")
-                time.sleep(0.3)
+        first_answer(f"{self.base}/hub/api", self.process, 180, self.log_text, "`make hub`", interval=0.3)
         TIMES["hub start (make hub until the hub answers), s"] = round(time.monotonic() - started, 1)
         return self
 
@@ -194,9 +183,14 @@ def people(chromium, hub, accounts):
 
 # ---------------------------------------------------------------- what a person does in the hub's pages
 
+def shown(person):
+    """The person's browser page, made the one a failed step's screenshot is taken of."""
+    CURRENT_PAGE["page"] = person.page
+    return person.page
+
+
 def log_in(hub, person, lands_on):
-    page = person.page
-    CURRENT_PAGE["page"] = page
+    page = shown(person)
     page.goto(f"{hub.base}/hub/login")
     page.locator("input[name=username]").fill(person.name)
     page.locator("input[name=password]").fill(person.password)
@@ -264,8 +258,7 @@ def row(page, section, text):
 # ---------------------------------------------------------------- the class, in order
 
 def test_hub_asks_for_a_machine_password(hub, people):
-    page = people.hubteacher.page
-    CURRENT_PAGE["page"] = page
+    page = shown(people.hubteacher)
     page.goto(f"{hub.base}/hub/login")
     assert page.locator("input[name=username]").is_visible() and page.locator("input[name=password]").is_visible()
     people.screens.take(page, "login")
@@ -343,8 +336,7 @@ def test_student_logs_in_and_sees_the_assignment_of_their_edition(hub, people, s
 @pytest.mark.parametrize("student", list(STUDENTS))
 def test_student_fetches_answers_and_validates(hub, people, student):
     person = getattr(people, student)
-    page = person.page
-    CURRENT_PAGE["page"] = page
+    page = shown(person)
     row(page, "released_assignments_list", ASSIGNMENT).get_by_role("button", name="Fetch").click()
     fetched = row(page, "fetched_assignments_list", ASSIGNMENT)
     fetched.wait_for(timeout=60_000)
@@ -374,8 +366,7 @@ def test_student_fetches_answers_and_validates(hub, people, student):
 @pytest.mark.parametrize("student", list(STUDENTS))
 def test_student_submits(hub, people, student):
     person = getattr(people, student)
-    page = person.page
-    CURRENT_PAGE["page"] = page
+    page = shown(person)
     open_assignment_list(page)
     row(page, "fetched_assignments_list", ASSIGNMENT).get_by_role("button", name="Submit").click()
     row(page, "submitted_assignments_list", ASSIGNMENT).wait_for(timeout=60_000)
@@ -417,8 +408,7 @@ def test_teacher_collects_grades_and_releases_feedback(hub, people):
 @pytest.mark.parametrize("student", list(STUDENTS))
 def test_student_fetches_their_feedback(hub, people, student):
     person = getattr(people, student)
-    page = person.page
-    CURRENT_PAGE["page"] = page
+    page = shown(person)
     open_assignment_list(page)
     submitted = row(page, "submitted_assignments_list", ASSIGNMENT)
     submitted.get_by_role("button", name=re.compile("Fetch Feedback")).click()
@@ -448,8 +438,7 @@ def test_student_fetches_their_feedback(hub, people, student):
 
 def test_a_student_cannot_reach_the_other_students_work_or_the_solutions(hub, people):
     bob = people.hubbob
-    page = bob.page
-    CURRENT_PAGE["page"] = page
+    page = shown(bob)
     # through the hub's URLs: minji's server, the instructor's formgrader, the hub's admin page
     for path in (f"/user/hubminji/api/contents/{ASSIGNMENT}/{NOTEBOOK}", f"/user/hubminji/files/{ASSIGNMENT}/{NOTEBOOK}",
                  f"/user/hubminji/lab/tree/{ASSIGNMENT}/{NOTEBOOK}", f"/user/{TEACHER}/formgrader",
