@@ -44,7 +44,7 @@ def fingerprint(spec):
                   for case, labels in zip(cases, _labels_in_every_language(spec))],
         "reference": [_outcome_data(harness.run(spec.reference, call, case)) for case in cases],
         # what the reference computed on the way (learner_kit.trace): where a learner's code parts from it
-        "traces": [_stored_trace(harness.run(spec.reference, call, case, trace=True).trace) for case in cases],
+        "traces": [parting.stored_record(harness.run(spec.reference, call, case, trace=True).trace) for case in cases],
         "mutants": {
             mistake_id: [[_outcome_data(harness.run(variant, call, case)) for case in cases] for variant in variants]
             for mistake_id, variants in spec.mutants.items()
@@ -58,12 +58,6 @@ def fingerprint(spec):
     if spec.stand_ins:
         data["stand_ins"] = _stand_in_data(spec, cases)
     return data
-
-
-def _stored_trace(record):
-    """The reference's record as a fingerprint keeps it: without the values it was given from outside (its
-    weights), which only the learner's side of a comparison reads (learner_kit.locate)."""
-    return None if record is None else {key: value for key, value in record.items() if key != "given"}
 
 
 def _stand_in_data(spec, cases):
@@ -129,7 +123,7 @@ def notebook_judged_fingerprint(unit):
     cases = unit.visible_cases()
     runs = [parting.traced_run(getattr(reference, unit.name), case) for case in cases]
     return {"format": FORMAT, "unit": unit.name, "judged_by": parting.JUDGED_BY_NOTEBOOK, "cases": cases,
-            "runs": [{**parting.stored_run(run), "record": _stored_trace(run["record"])} for run in runs]}
+            "runs": [parting.stored_run(run) for run in runs]}
 
 
 def _fresh():

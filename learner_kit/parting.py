@@ -52,7 +52,13 @@ def traced_run(function, plain):
 
 def stored_run(run):
     """The part of a traced run a fingerprint keeps: plain data (its record, its result, whether it raised)."""
-    return {"record": run["record"], "result": run["result"], "raised": run["error"] is not None}
+    return {"record": stored_record(run["record"]), "result": run["result"], "raised": run["error"] is not None}
+
+
+def stored_record(record):
+    """The reference's record as a fingerprint keeps it: without the values it was given from outside (its
+    weights), which only the learner's side of a comparison reads (learner_kit.locate)."""
+    return None if record is None else {key: value for key, value in record.items() if key != "given"}
 
 
 def where_it_parts(fingerprint, candidate, results_may_agree=False):
