@@ -636,8 +636,8 @@ def main():
     exec(PREAMBLE, namespace)
     try:
         exec(WARM_UP, namespace)
-    except Exception:  # only speed is lost
-        pass
+    except Exception:  # only speed is lost, but say why: a failed import fails again in every child
+        traceback.print_exc()
     from learner_kit import wire
 
     global LIBRARY_DIRS

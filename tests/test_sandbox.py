@@ -153,3 +153,12 @@ except OSError:
     result = subprocess.run(line, capture_output=True, text=True, timeout=60)
     assert "refused /planted" in result.stdout and "refused /dev/planted" in result.stdout, result.stdout + result.stderr
     assert f"shm capped at {sandbox.SHM_BYTES >> 20}" in result.stdout, result.stdout + result.stderr
+
+
+def test_code_inside_has_a_user_name():
+    """The sandbox has no /etc/passwd; getpass.getuser() still answers (PyTorch 2.11 asks when torch._dynamo is
+    imported: without a name, every check that imports it lazily failed inside the sandbox)."""
+    script = "import getpass, os; print('user', getpass.getuser(), os.environ['HOME'])"
+    line = sandbox.command([sys.executable, "-I", "-c", script], sandbox.inside_env({"PATH": "/usr/bin:/bin"}))
+    result = subprocess.run(line, capture_output=True, text=True, timeout=60)
+    assert "user nobody /tmp" in result.stdout, result.stdout + result.stderr[-2000:]

@@ -71,7 +71,7 @@ class KernelServer:
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
 
     def env(self):
-        home = {"HOME": "/tmp", "TMPDIR": "/tmp"} if self.sandboxed else {"HOME": os.environ.get("HOME", "/tmp")}
+        home = sandbox.INSIDE if self.sandboxed else {"HOME": os.environ.get("HOME", "/tmp")}
         path = {"PATH": os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin"}
         extra = {} if self.sandboxed else {"PYTHONPATH": str(ROOT)}
         return {**KERNEL_ENV, **home, **path, **extra}

@@ -132,14 +132,24 @@ def command(argv, env, writable=(), gpu=False):
     return line + ["--", *argv]
 
 
+# Who the code inside is, for the libraries that ask: the sandbox has no /etc/passwd, so getpass.getuser() reads
+# LOGNAME or USER (PyTorch 2.11 asks when torch._dynamo is imported, to name its cache folder, and without them
+# every lazy import of torch._dynamo in the sandbox failed).
+INSIDE = {"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "nobody", "LOGNAME": "nobody"}
+
+
+def inside_env(env):
+    """``env`` with the sandbox's own home, temporary folder and user name."""
+    return {**env, **INSIDE}
+
+
 def unit_server_command(env, sandboxed=True, gpu=False):
     """The command that starts the unit server, in the sandbox unless ``sandboxed`` is False; with ``gpu``,
     its children may run the learner's code on the host's GPU (the device aspect's CUDA run)."""
     if not sandboxed:
         return [sys.executable, "-I", str(ROOT / "learner_kit" / "unit_server.py"), str(ROOT)]
-    inside = {**env, "HOME": "/tmp", "TMPDIR": "/tmp"}
     argv = [sys.executable, "-I", f"{CODE}/learner_kit/unit_server.py", CODE, "--pid-namespace"]
-    return command(argv, inside, gpu=gpu)
+    return command(argv, inside_env(env), gpu=gpu)
 
 
 def check_available():
