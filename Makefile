@@ -190,15 +190,21 @@ test-cuda-build: sandbox-tool
 
 # On a machine with an NVIDIA GPU: the CUDA cases, the device aspect on CUDA in the sandbox, and the demo
 # class graded with the GPU visible and hidden (CUDA_VISIBLE_DEVICES=): perfect full marks, empty 0 both times.
+# GPU_PYTHON=python3 uses a Python that already has PyTorch with CUDA and the course installed (a GPU machine
+# with no package index: `bash .gpu/setup.sh && make test-gpu GPU_PYTHON=python3`); by default .venv/ is set up
+# with PyPI's CUDA build. The pytest runs use as many workers as the pytest-xdist there and the cores allow.
 GPU_TESTS := tests/test_gpu.py tests/test_reference_vs_torch.py tests/test_judge.py tests/test_grading_platform.py
+GPU_PYTHON ?=
+GPU_PY := $(or $(GPU_PYTHON),$(BIN)/python)
+GPU_XDIST = $(shell $(GPU_PY) -c "import xdist" 2>/dev/null && n=$$(nproc) && [ $$n -ge 4 ] && echo "-n $$((n / 2 < 6 ? n / 2 : 6)) --dist loadfile")
 test-gpu: TORCH_BUILD = cuda
-test-gpu: $(STAMP) sandbox-tool
-	$(PYTHON) start.py install --venv $(VENV) --torch cuda
-	@$(BIN)/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'make test-gpu: no usable GPU here (torch ' + torch.__version__ + ')')"
-	$(BIN)/python -m pytest $(GPU_TESTS)
-	$(BIN)/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
-	CUDA_VISIBLE_DEVICES= $(BIN)/python -m pytest tests/test_judge.py tests/test_grading_platform.py
-	CUDA_VISIBLE_DEVICES= $(BIN)/python -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
+test-gpu: $(if $(GPU_PYTHON),,$(STAMP)) sandbox-tool
+	$(if $(GPU_PYTHON),,$(PYTHON) start.py install --venv $(VENV) --torch cuda)
+	@$(GPU_PY) -c "import torch, sys; print('make test-gpu: torch', torch.__version__, '| CUDA', torch.version.cuda); sys.exit(0 if torch.cuda.is_available() else 'make test-gpu: no usable GPU here (torch ' + torch.__version__ + ')')"
+	$(GPU_PY) -m pytest $(GPU_XDIST) $(GPU_TESTS)
+	$(GPU_PY) -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
+	CUDA_VISIBLE_DEVICES= $(GPU_PY) -m pytest $(GPU_XDIST) tests/test_judge.py tests/test_grading_platform.py
+	CUDA_VISIBLE_DEVICES= $(GPU_PY) -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
 
 # The unit tests run in parallel (pytest-xdist), each test file on one worker (its module fixtures start
 # once; the zoo is three files): on half the cores of a machine with 6 or more (the grading tests start
