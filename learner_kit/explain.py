@@ -17,7 +17,7 @@ the notebook's visible case (learner_kit.parting), where that can be said for su
 import contextlib
 import re
 
-from learner_kit import harness
+from learner_kit import harness, live
 from learner_kit.i18n import tr
 from learner_kit.messages import TestFailed, format_message
 
@@ -25,7 +25,22 @@ from learner_kit.messages import TestFailed, format_message
 @contextlib.contextmanager
 def explain_errors(*units):
     """Turn an exception that passed through the code of `units` into a [runtime-error] AssertionError; a symptom
-    of a unit its notebook checks itself also says where the unit parts from the reference."""
+    of a unit its notebook checks itself also says where the unit parts from the reference.
+
+    In a notebook cell the outcome (the first check that failed, its id; else passed) is the cell's test run of
+    the first unit, which goes to the class's live view on the JupyterHub once the cell ends (learner_kit.live)."""
+    name = str(getattr(units[0], "__name__", "")) if units else ""
+    try:
+        with _explained(units):
+            yield
+    except Exception as error:
+        live.tested_in_cell(name, live.outcome_of(error))
+        raise
+    live.tested_in_cell(name, live.PASSED)
+
+
+@contextlib.contextmanager
+def _explained(units):
     try:
         yield
     except Exception as error:

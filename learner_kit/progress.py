@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from learner_kit import i18n
+from learner_kit import i18n, live
 from learner_kit.i18n import tr
 
 PRELUDE = "import math\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
@@ -159,7 +159,9 @@ def _run(source, namespace, label, timeout):
     """Run one cell quietly: None, or the first line of what stopped it."""
     linecache.cache[label] = (len(source), None, source.splitlines(True), label)  # so errors can quote your line
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), _time_limit(timeout):
+        # live.quiet(): the table's test runs are not the learner's, and go to no class's live view
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), _time_limit(timeout), \
+                live.quiet():
             exec(compile(source, label, "exec"), namespace)
         return None
     except CellTimeout:

@@ -20,7 +20,7 @@ from importlib import resources
 
 import torch
 
-from learner_kit import explain, harness, i18n, static_hints
+from learner_kit import explain, harness, i18n, live, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
 from learner_kit.locate import LOCATABLE_IDS, is_located, locate, with_location
@@ -43,7 +43,21 @@ def check_visible(unit_name, candidate, *specific_checks):
     the learner reads the specific check's message. An error raised inside the learner's
     code during a specific check is reported as a [runtime-error] with the line that raised it,
     and a check that cannot run on results already found wrong gives way to what was found.
+
+    On the class's JupyterHub the outcome (passed, or the mistake's id) goes to the instructor's
+    live view (learner_kit.live); the grader's calls, on its remote units, report nothing.
     """
+    try:
+        _check_visible(unit_name, candidate, *specific_checks)
+    except Exception as error:
+        if not isinstance(candidate, harness.Remote):
+            live.tested(unit_name, live.outcome_of(error))
+        raise
+    if not isinstance(candidate, harness.Remote):
+        live.tested(unit_name, live.PASSED)
+
+
+def _check_visible(unit_name, candidate, *specific_checks):
     _VERDICTS[unit_name] = (candidate, False)  # until this test has passed, later cells treat the unit as failing
     unrun = explain.unrun_answer(unit_name)  # its answer cell has a SyntaxError: `candidate` is an earlier run's
     if unrun:
