@@ -1,0 +1,100 @@
+"""class-live, the JupyterHub service of the live view (started by the hub: hub/jupyterhub_config.py's
+c.JupyterHub.services; `python -m live.service` in hub/, with the hub's environment variables for a service and
+TRANSFORMER_HUB_DIR, TRANSFORMER_HUB_CLASS, TRANSFORMER_LIVE_DB, TRANSFORMER_LIVE_END, TRANSFORMER_LIVE_KEEP)."""
+import asyncio
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import jinja2
+from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler
+from tornado.ioloop import PeriodicCallback
+from tornado.web import Application
+
+from live import course_info
+from live.feed import Feed
+from live.handlers import EventsHandler, PageHandler, StreamHandler
+from live.settings import Settings
+from live.store import Store
+from live.writer import Writer
+
+HERE = Path(__file__).resolve().parent
+RETENTION_CHECK = 3600  # seconds between checks of the course's end date
+log = logging.getLogger("class-live")
+
+
+@dataclass
+class Live:
+    """What the handlers share."""
+    settings: Settings
+    store: Store
+    feed: Feed
+    writer: Writer
+    hub_auth: HubOAuth
+    roster: list
+    ids: dict
+    taught: dict
+    templates: jinja2.Environment
+
+    def render(self, name, **context):
+        return self.templates.get_template(name).render(**context)
+
+
+def make_app(live):
+    prefix = live.settings.prefix
+    return Application(
+        [
+            (prefix, PageHandler, {"live": live}),
+            (prefix + "api/events", EventsHandler, {"live": live}),
+            (prefix + "api/stream", StreamHandler, {"live": live}),
+            (prefix + "oauth_callback", HubOAuthCallbackHandler),
+        ],
+        static_path=str(HERE / "static"),
+        static_url_prefix=prefix + "static/",
+        cookie_secret=live.settings.cookie_secret(),
+        hub_auth=live.hub_auth,  # HubOAuthCallbackHandler finds it here
+        log_function=_log_request,
+    )
+
+
+def _log_request(handler):
+    """Problems only: 15 POSTs a second are not news."""
+    status, seconds = handler.get_status(), handler.request.request_time()
+    if status >= 400 or seconds > 1.0:
+        log.warning("%d %s %s %.0f ms", status, handler.request.method, handler.request.path, seconds * 1000)
+
+
+def forget_if_over(settings, store):
+    """After the course's end date every stored event is deleted, unless TRANSFORMER_LIVE_KEEP=1."""
+    if settings.course_over() and not settings.keep:
+        deleted = store.delete_all()
+        if deleted:
+            log.warning("the course ended on %s: %d events deleted (TRANSFORMER_LIVE_KEEP=1 keeps them)",
+                        settings.end, deleted)
+
+
+async def main():
+    logging.basicConfig(level=logging.INFO, format="[class-live %(asctime)s %(levelname)s] %(message)s")
+    settings = Settings.from_env()
+    store = Store(settings.db_url)
+    forget_if_over(settings, store)
+    feed = Feed(store)
+    live = Live(settings=settings, store=store, feed=feed, writer=Writer(store, feed.wake),
+                hub_auth=HubOAuth(cache_max_age=300), roster=course_info.roster(settings.class_file),
+                ids=course_info.ids_explained(), taught=course_info.units_taught(),
+                templates=jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True))
+    await feed.start()
+    live.writer.start()
+    PeriodicCallback(lambda: live.writer.run_blocking(forget_if_over, settings, store),
+                     RETENTION_CHECK * 1000).start()
+    host = urlparse(settings.service_url).hostname or "127.0.0.1"
+    make_app(live).listen(settings.port, host)
+    log.info("listening on %s:%d%s (%d students, %s, events %s)", host, settings.port, settings.prefix,
+             len(live.roster), store.engine.url.render_as_string(hide_password=True),
+             f"kept until {settings.end}" if settings.end else "kept (no TRANSFORMER_LIVE_END)")
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
