@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from tests.browser.answers import ASSIGNMENT, UNIT, WRONG
+from tests.browser.hub_fixtures import accounts, hub, people  # noqa: F401  (the hub tests' fixtures)
 from tests.browser.jupyter_servers import ROOT, SCREENSHOTS, chromium_path
 
 STUDENT = "learner"

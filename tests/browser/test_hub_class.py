@@ -1,7 +1,8 @@
 """A class on JupyterHub (`make hub`), in Chromium: an instructor and two students, nbgrader's exchange end to end.
 
 One hub for the whole module, started with the Makefile's own command as root, on free localhost ports,
-with a class of three system users that the module creates (and removes afterwards): the instructor
+with a class of three system users that the module creates (and removes afterwards; tests/browser/hub_fixtures.py,
+shared with the live view's test): the instructor
 ``hubteacher``, ``hubminji`` on the Korean edition and ``hubbob`` at the challenge level. The loop is the
 one nbgrader documents for JupyterHub, played through the hub's pages: the instructor logs in to formgrader
 and releases 01-attention in every edition (JupyterLab's terminal, as an instructor would), each student
@@ -23,30 +24,29 @@ import json
 import os
 import pwd
 import re
-import secrets
-import shutil
-import signal
 import subprocess
-import tempfile
 import time
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
+from tests.browser import hub_fixtures
 from tests.browser.answers import ASSIGNMENT, RIGHT, UNIT, WRONG, WRONG_ID
-from tests.browser.jupyter_servers import (
-    ROOT,
-    SCREENSHOTS,
-    Screens,
-    _signal_group,
-    open_page,
+from tests.browser.hub_fixtures import (
+    log_in,
+    open_assignment_list,
+    row,
+    run_in_terminal,
+    shown,
 )
+from tests.browser.jupyter_servers import ROOT
 from tests.browser.test_learner_lab import close_dialog, code_cell, type_into
-from tests.serving import first_answer, free_port
 
+# the class (read by the hub's fixtures, tests/browser/hub_fixtures.py)
 TEACHER = "hubteacher"
 STUDENTS = {"hubminji": "ko", "hubbob": "en-challenge"}
+PREFIX = "hub"  # build/screenshots/hub-NN-*.png, hub.log, hub-timings.json
+TIMES = {}
+CURRENT_PAGE = hub_fixtures.CURRENT_PAGE  # for conftest's screenshot of a failed step
 COURSE_OF = {"hubminji": "transformer-ko", "hubbob": "transformer-challenge"}
 # each course of the exchange, and the language and level of what it releases (the notebooks' metadata)
 COURSES = {"transformer": ("en", "guided"), "transformer-ko": ("ko", "guided"),
@@ -54,190 +54,8 @@ COURSES = {"transformer": ("en", "guided"), "transformer-ko": ("ko", "guided"),
 # minji's answer carries this line, so that her work is recognised wherever it would leak
 MARKER = "# hubminji-private-answer-36"
 ANSWERS = {"hubminji": f"{MARKER}\n{RIGHT}", "hubbob": WRONG}
-HUB_VENV = ROOT / ".venv" / "hub-python"
 GROUP = "transformer-instructors"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
-CURRENT_PAGE = {}  # for conftest's screenshot of a failed step
-TIMES = {}
-
-
-# ---------------------------------------------------------------- the class: system users, the hub
-
-def _remove_user(name):
-    if subprocess.run(["id", name], capture_output=True, check=False).returncode == 0:
-        subprocess.run(["userdel", "--force", "--remove", name], capture_output=True, check=False)
-
-
-@pytest.fixture(scope="module")
-def accounts():
-    """The class's system users, each with a random password; removed, with their homes, afterwards."""
-    if os.geteuid() != 0:
-        pytest.fail("the hub's class test runs as root (CI does): it creates system users, and JupyterHub "
-                    "checks their passwords with PAM and starts each user's server as that user")
-    passwords = {}
-    for name in [TEACHER, *STUDENTS]:
-        _remove_user(name)  # a run that was killed may have left it
-        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
-        passwords[name] = secrets.token_urlsafe(12)
-        subprocess.run(["chpasswd"], input=f"{name}:{passwords[name]}\n", text=True, check=True)
-    yield passwords
-    for name in passwords:
-        _remove_user(name)
-
-
-class Hub:
-    """`make hub` on free ports, with a hub folder and class file of its own, stopped as a person would (Ctrl-C)."""
-
-    def __init__(self, folder, class_file):
-        self.folder, self.class_file = folder, class_file
-        self.log = folder / "hub.log"
-        self.exchange = folder / "state" / "exchange"
-
-    def start(self):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        variables = {"HUB_DIR": self.folder / "state", "HUB_CLASS": self.class_file, "HUB_PORT": self.port,
-                     "HUB_API_PORT": free_port(), "HUB_PROXY_API_PORT": free_port()}
-        self.output = open(self.log, "ab")  # noqa: SIM115  (closed by stop())
-        # What `make hub` installs first (make test's hub-tool has, unless requirements changed since): not timed.
-        tools = subprocess.run(["make", "--no-print-directory", "hub-tool", "sandbox-tool"], cwd=ROOT, stdout=self.output,
-                               stderr=subprocess.STDOUT, timeout=1800, check=False)
-        if tools.returncode != 0:
-            pytest.fail(f"`make hub-tool` failed (status {tools.returncode}):\n{self.log_text()[-4000:]}")
-        started = time.monotonic()
-        self.process = subprocess.Popen(["make", "--no-print-directory", "hub", *(f"{k}={v}" for k, v in variables.items())],
-                                        cwd=ROOT, stdout=self.output, stderr=subprocess.STDOUT, start_new_session=True)
-        first_answer(f"{self.base}/hub/api", self.process, 180, self.log_text, "`make hub`", interval=0.3)
-        TIMES["hub start (make hub until the hub answers), s"] = round(time.monotonic() - started, 1)
-        return self
-
-    def stop(self):
-        """SIGINT to JupyterHub (it stops the users' servers: cleanup_servers), then what is left of the group."""
-        if self.process is None:
-            return
-        group = self.process.pid
-        _signal_group(group, signal.SIGINT)
-        deadline = time.monotonic() + 30
-        while _signal_group(group, 0) and time.monotonic() < deadline:
-            self.process.poll()
-            time.sleep(0.3)
-        _signal_group(group, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.process = None
-        self.output.close()
-
-    def log_text(self):
-        return self.log.read_bytes().decode(errors="replace") if self.log.is_file() else ""
-
-
-def _open_the_way():
-    """The folders above this repository that other users may not enter (a clone in a private folder): opened to
-    enter (o+x, not to list) while the hub runs, so that the class's users can run their servers; [(folder, mode)]."""
-    opened = []
-    for folder in [*reversed(ROOT.parents), ROOT]:
-        mode = folder.stat().st_mode
-        if not mode & 0o001:
-            folder.chmod((mode & 0o7777) | 0o001)
-            opened.append((folder, mode & 0o7777))
-    return opened
-
-
-@pytest.fixture(scope="module")
-def hub(accounts):
-    folder = Path(tempfile.mkdtemp(prefix="transformer-hub-"))
-    folder.chmod(0o711)  # the exchange inside must be reachable by every user
-    class_file = folder / "class.json"
-    class_file.write_text(json.dumps({"instructors": [TEACHER], "students": STUDENTS}), encoding="utf-8")
-    server = Hub(folder, class_file)
-    opened = _open_the_way()
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-        for path, mode in opened:
-            path.chmod(mode)
-        shutil.copyfile(server.log, SCREENSHOTS / "hub.log") if server.log.is_file() else None
-        shutil.rmtree(folder, ignore_errors=True)
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        (SCREENSHOTS / "hub-timings.json").write_text(json.dumps(TIMES, indent=1) + "\n", encoding="utf-8")
-        print(f"\nthe hub's class: screenshots in {SCREENSHOTS}/hub-*.png; times: {json.dumps(TIMES)}")
-
-
-@pytest.fixture(scope="module")
-def people(chromium, hub, accounts):
-    """One browser page (its own cookies) for each person of the class."""
-    screens = Screens("hub")
-    found = {}
-    for name in [TEACHER, *STUDENTS]:
-        errors = []
-        page = open_page(chromium, errors)
-        page.on("response", lambda response, errors=errors: errors.append(f"HTTP {response.status} {response.url}")
-                if response.status >= 400 else None)  # which request a console's "Failed to load resource" was
-        found[name] = SimpleNamespace(name=name, page=page, errors=errors, password=accounts[name],
-                                      home=Path(pwd.getpwnam(name).pw_dir))
-    yield SimpleNamespace(screens=screens, **found)
-    CURRENT_PAGE.clear()
-    for person in found.values():
-        person.page.close()
-
-
-# ---------------------------------------------------------------- what a person does in the hub's pages
-
-def shown(person):
-    """The person's browser page, made the one a failed step's screenshot is taken of."""
-    CURRENT_PAGE["page"] = person.page
-    return person.page
-
-
-def log_in(hub, person, lands_on):
-    page = shown(person)
-    page.goto(f"{hub.base}/hub/login")
-    page.locator("input[name=username]").fill(person.name)
-    page.locator("input[name=password]").fill(person.password)
-    page.locator("input[type=submit], button[type=submit]").first.click()
-    page.wait_for_url(re.compile(rf"/user/{person.name}/{lands_on}"), timeout=180_000)
-
-
-def open_terminal(hub, person):
-    page = person.page
-    page.goto(f"{hub.base}/user/{person.name}/lab?reset")  # a fresh layout: the Launcher
-    page.locator(".jp-LauncherCard", has_text="Terminal").first.click()
-    page.locator(".jp-Terminal .xterm").last.wait_for(timeout=60_000)
-    page.wait_for_timeout(1500)  # the shell's prompt
-    return page
-
-
-def run_in_terminal(hub, person, name, script, timeout=300):
-    """Type ``script`` (one shell line) into a new terminal of ``person``; its exit status and output.
-
-    The output also goes to a file in the person's home, which the test (root) reads back; the terminal
-    shows its last lines for the screenshot.
-    """
-    page = open_terminal(hub, person)
-    log, status = person.home / f".hub-step-{name}.log", person.home / f".hub-step-{name}.status"
-    for old in (log, status):
-        old.unlink(missing_ok=True)
-    page.locator(".jp-Terminal .xterm").last.click()
-    page.keyboard.type(f"( {script} ) > ~/{log.name} 2>&1; echo $? > ~/{status.name}; tail -n 30 ~/{log.name}\n")
-    deadline = time.monotonic() + timeout
-    while not (status.is_file() and status.read_text().strip()):
-        if time.monotonic() > deadline:
-            pytest.fail(f"{person.name}'s terminal step {name} did not finish within {timeout} s:\n"
-                        f"{log.read_text(errors='replace')[-3000:] if log.is_file() else ''}")
-        time.sleep(0.5)
-    page.wait_for_timeout(800)
-    return int(status.read_text()), log.read_text(errors="replace")
-
-
-def open_assignment_list(page):
-    """Nbgrader > Assignment List; the items that the Nbgrader menu showed."""
-    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").first.click()
-    entry = page.locator(".lm-Menu-item", has_text="Assignment List").first
-    entry.wait_for()
-    items = page.locator(".lm-Menu-item:visible").all_inner_texts()
-    entry.click()
-    page.locator("#released_assignments_list").wait_for()
-    return [item.strip() for item in items]
 
 
 def validate(page):
@@ -248,11 +66,6 @@ def validate(page):
     title = dialog.locator(".jp-Dialog-header").inner_text()
     assert re.search("Validation Results|검증 결과", title), f"Validate opened {title!r}: {dialog.inner_text()[:500]}"
     return dialog
-
-
-def row(page, section, text):
-    """The Assignment List's row of an assignment (not the rows of its notebooks, nested in it)."""
-    return page.locator(f"#{section} .list_item:not(.nested_list_item)", has_text=text)
 
 
 # ---------------------------------------------------------------- the class, in order
