@@ -21,6 +21,7 @@ report.MISCONCEPTION, anchored where a check writes it, so that an id a message 
 as another possible cause ("... ([sdpa-returns-scores])") is not counted.
 """
 import base64
+import functools
 import html
 import io
 import json
@@ -33,6 +34,10 @@ import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from autograder.grading.layout import read_not_graded
 from autograder.grading.report import MISCONCEPTION, NO_NOTEBOOK, RUN_WARNINGS, read_lines
@@ -78,14 +83,6 @@ GRADER_TROUBLE = ("internal grading error", "the grading job stopped before this
 NOT_GRADED = ("Not graded:", "채점되지 않음:")
 TRACEBACK_LINES = ("Traceback", "  File ", "    ", "During handling", "The above exception")
 OUTSIDE_ONLY = ("graded outside the notebook kernel only", "노트북 커널 밖에서만 채점했습니다")
-
-
-class Markup(str):
-    """HTML that is already safe (escaped or made here)."""
-
-
-def esc(value):
-    return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=True))
 
 
 def unit_of(grade_id):
@@ -462,11 +459,6 @@ def png(figure):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def figure_html(encoded, alt, caption):
-    return Markup(f'<figure><img src="data:image/png;base64,{encoded}" alt="{esc(alt)}">'
-                  f"<figcaption>{esc(caption)}</figcaption></figure>")
-
-
 def unit_labels(units):
     """A short label per (assignment, unit): the unit's name, with its assignment where names repeat."""
     names = Counter(unit for _, unit in units)
@@ -582,62 +574,88 @@ def draw_distribution(frame, order, axes):
                   size=2 if dense else 4, alpha=0.35 if dense else 0.8, jitter=0.25)
 
 
-# ------------------------------------------------------------------ HTML
+# ------------------------------------------------------------------ what the page shows (autograder/grading/templates/class_report/)
 
-CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:72rem;margin:1rem auto;padding:0 1rem;
-color:#1a1a1a;line-height:1.45}
-h1{font-size:1.7rem}h2{border-bottom:2px solid #ccc;padding-bottom:.2rem;margin-top:2.2rem}h3{margin-top:1.6rem}
-table{border-collapse:collapse;margin:.6rem 0 1.2rem;font-size:.92rem}
-caption{text-align:left;font-weight:600;padding:.3rem 0}
-th,td{border:1px solid #bbb;padding:.25rem .5rem;vertical-align:top;text-align:left}
-th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.bar{display:inline-block;height:.7rem;background:#4a7ab5;vertical-align:middle;margin-right:.4rem}
-figure{margin:1rem 0}img{max-width:100%;height:auto}figcaption{font-size:.9rem;color:#444}
-code,.id{font-family:ui-monospace,Menlo,Consolas,monospace}.msg{white-space:pre-wrap;font-size:.85rem}
-nav ul{columns:2}.note{color:#444}.subtitle{color:#444;margin-top:-.6rem}dt{font-weight:600;margin-top:.8rem}
-"""
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "class_report"
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    headers: list
+    rows: list
+    table_id: str = None
+    more: int = 0
+    numeric: tuple = ()
+
+
+@dataclass(frozen=True)
+class IdRef:
+    """A mistake id, linked to its explanation in the page."""
+    mistake: str
+    kind: ClassVar[str] = "id"
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link inside the page (``anchor``), or plain text where there is nowhere to link."""
+    text: str
+    anchor: str = None
+    kind: ClassVar[str] = "link"
+
+
+@dataclass(frozen=True)
+class Links:
+    items: tuple
+    separator: str  # "line" (one per line) or "comma"
+    kind: ClassVar[str] = "links"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A learner's or the run's message, kept as written (line breaks too)."""
+    text: str
+    kind: ClassVar[str] = "message"
+
+
+@dataclass(frozen=True)
+class Bar:
+    width: str
+    text: str
+    kind: ClassVar[str] = "bar"
+
+
+@dataclass(frozen=True)
+class Figure:
+    encoded: str
+    alt: str
+    caption: str
 
 
 def table(caption, headers, rows, table_id=None, more=0, numeric=()):
-    """An HTML table; cells are escaped unless Markup. ``numeric``: indices of right-aligned columns."""
-    ident = f' id="{esc(table_id)}"' if table_id else ""
-    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
-    body = []
-    for row in rows:
-        cells = "".join(f'<td class="n">{esc(c)}</td>' if i in numeric else f"<td>{esc(c)}</td>" for i, c in enumerate(row))
-        body.append(f"<tr>{cells}</tr>")
-    tail = f'<p class="note">... and {more} more.</p>' if more > 0 else ""
-    return Markup(f"<table{ident}><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
-                  f"<tbody>{''.join(body)}</tbody></table>{tail}")
-
-
-def id_link(mistake):
-    return Markup(f'<a class="id" href="#why-{esc(mistake)}">[{esc(mistake)}]</a>')
+    """A table of the page: cells are plain values or the kinds above. ``numeric``: right-aligned columns."""
+    return Table(caption, list(headers), [list(row) for row in rows], table_id, more, tuple(numeric))
 
 
 def section_link(teaching, data, unit):
     """A link to the unit's entry under "Where each unit is taught" (in this page), or its assignment as text."""
     found = teaching.section(unit[0], data.unit_notebook.get(unit, ""), unit[1])
     if not found:
-        return esc(f"{unit[0]}")
-    return Markup(f'<a href="#{esc(found.anchor)}">{esc(unit[0])} § {esc(found.title)}</a>')
+        return Link(f"{unit[0]}")
+    return Link(f"{unit[0]} § {found.title}", found.anchor)
 
 
 def taught_section(teaching):
     """Where each unit linked from the page is taught, in words: the notebook to open and its section."""
     sections = sorted(set(teaching.found), key=lambda s: (s.assignment, s.notebook, s.unit))
     if not sections:
-        return Markup("")
+        return None
     how = tr("Open the notebook in JupyterLab and go to the section named here (its table of contents lists the "
              "sections); the text under the section's heading begins as quoted.")
-    parts = [f'<h3 id="taught">{esc(tr("Where each unit is taught"))}</h3>', f'<p class="note">{esc(how)}</p><dl>']
-    for s in sections:
-        parts.append(f'<dt id="{esc(s.anchor)}"><span class="id">{esc(s.unit)}</span></dt><dd><p>'
-                     + esc(tr("Taught in {notebook}, section “{title}”.", notebook=s.notebook, title=s.title))
-                     + "</p>" + (f'<p class="note">{esc(s.summary)}</p>' if s.summary else "") + "</dd>")
-    parts.append("</dl>")
-    return Markup("".join(parts))
+    return {"heading": tr("Where each unit is taught"), "how": how,
+            "sections": [{"anchor": s.anchor, "unit": s.unit, "summary": s.summary,
+                          "text": tr("Taught in {notebook}, section “{title}”.", notebook=s.notebook, title=s.title)}
+                         for s in sections]}
 
 
 def section_links(teaching, data, units, separator):
@@ -647,7 +665,7 @@ def section_links(teaching, data, units, separator):
         link = section_link(teaching, data, unit)
         if link not in links:
             links.append(link)
-    return Markup(separator.join(links))
+    return Links(tuple(links), separator)
 
 
 def names(students, shown=NAMES_SHOWN):
@@ -657,6 +675,7 @@ def names(students, shown=NAMES_SHOWN):
 
 
 def glance_section(data, ranking, totals, labels):
+    """The few lines to read first: plain sentences, and the most frequent mistakes (``{"entries": ...}``)."""
     items = []
     submitted = len(data.submissions)
     scores = [percent(p, m) for p, m in data.submissions.values() if m > 0]
@@ -667,8 +686,8 @@ def glance_section(data, ranking, totals, labels):
         top = []
         for mistake, students, per_unit in ranking[:3]:
             unit = max(per_unit, key=lambda u: (per_unit[u], u))
-            top.append(Markup(f"{id_link(mistake)} {esc(len(students))} student(s), mostly in {esc(labels[unit])}"))
-        items.append(Markup("Most frequent mistakes: " + "; ".join(top) + "."))
+            top.append({"mistake": mistake, "count": len(students), "unit": labels[unit]})
+        items.append(TopMistakes(tuple(top)))
     elif data.records:
         items.append("Nobody made a mistake that the checks name.")
     unanswered = set().union(*data.mistakes.get(UNANSWERED, {}).values()) if data.mistakes.get(UNANSWERED) else set()
@@ -693,68 +712,62 @@ def glance_section(data, ranking, totals, labels):
         items.append(f"{kinds['limit']} notebook(s) stopped by the time budget or a sandbox limit.")
     if kinds["grader"] or data.bad_records:
         items.append(f"{kinds['grader']} notebook(s) hit a grading error; {data.bad_records} unreadable record(s) skipped.")
-    return Markup('<section id="glance"><h2>At a glance</h2><ul>' + "".join(f"<li>{esc(i)}</li>" for i in items)
-                  + "</ul></section>")
+    return items
+
+
+@dataclass(frozen=True)
+class TopMistakes:
+    entries: tuple
+    kind: ClassVar[str] = "top"
 
 
 def misconceptions_section(data, ranking, labels, teaching, texts):
-    parts = ['<section id="misconceptions"><h2>Misconceptions</h2>']
+    shown = {"figure": None, "mistakes": None, "unanswered": None, "unnamed": None, "explanations": []}
     submitters = data.submitters
-    if not ranking:
-        parts.append("<p>No misconception was named: every lost point, if any, came with no mistake id "
-                     "(or only with [not-implemented], below).</p>")
-    else:
+    if ranking:
         drawn = min(len(ranking), HEATMAP_IDS)
         top = ", ".join(f"{m} ({len(s)})" for m, s, _ in ranking[:5])
         alt = (f"Heatmap of the number of students per mistake id (rows, most frequent first) and unit (columns, most "
                f"affected first); {drawn} of {len(ranking)} ids drawn. Most frequent: {top}. "
                "The same counts are in the table below.")
-        parts.append(figure_html(heatmap_figure(ranking, labels), alt,
-                                 "Students who made each mistake, per unit (an empty cell is 0)."))
+        shown["figure"] = Figure(heatmap_figure(ranking, labels), alt,
+                                 "Students who made each mistake, per unit (an empty cell is 0).")
         rows = []
         for mistake, students, per_unit in ranking:
             class_size = set().union(*(submitters[u[0]] for u in per_unit))
             units_ordered = sorted(per_unit, key=lambda u: (-per_unit[u], u))
             where = "; ".join(f"{labels[u]}: {per_unit[u]}" for u in units_ordered)
-            taught = section_links(teaching, data, units_ordered, "<br>")
-            rows.append((id_link(mistake), len(students), fmt_pct(percent(len(students), len(class_size))), where,
+            taught = section_links(teaching, data, units_ordered, "line")
+            rows.append((IdRef(mistake), len(students), fmt_pct(percent(len(students), len(class_size))), where,
                          taught, names(students)))
-        parts.append(table("Mistakes by number of students (most frequent first)",
-                           ["mistake", "students", "of those who submitted", "units (students)", "taught in",
-                            "who"], rows, "mistakes", numeric=(1, 2)))
+        shown["mistakes"] = table("Mistakes by number of students (most frequent first)",
+                                  ["mistake", "students", "of those who submitted", "units (students)", "taught in",
+                                   "who"], rows, "mistakes", numeric=(1, 2))
     unanswered = data.mistakes.get(UNANSWERED, {})
     if unanswered:
         rows = [(labels[u], len(unanswered[u]), fmt_pct(percent(len(unanswered[u]), len(submitters[u[0]]))),
                  section_link(teaching, data, u), names(unanswered[u]))
                 for u in data.units if u in unanswered]
-        parts.append(table(f"Units left unanswered ([{UNANSWERED}])", ["unit", "students", "of those who submitted",
-                                                                         "taught in", "who"], rows, "unanswered",
-                           numeric=(1, 2)))
+        shown["unanswered"] = table(f"Units left unanswered ([{UNANSWERED}])",
+                                    ["unit", "students", "of those who submitted", "taught in", "who"], rows,
+                                    "unanswered", numeric=(1, 2))
     unnamed = [(labels[u], len(data.lost_unnamed[u]), names(data.lost_unnamed[u])) for u in data.units
                if u in data.lost_unnamed]
     if unnamed:
-        parts.append(table("Points lost with no mistake id named (errors, unreadable notebooks, limits)",
-                           ["unit", "students", "who"], unnamed, "unnamed", numeric=(1,)))
-    shown = [m for m, _, _ in ranking] + ([UNANSWERED] if unanswered else [])
-    if shown:
-        parts.append("<h3 id=\"explanations\">What each mistake means (the text learners see)</h3><dl>")
-        for mistake in shown:
-            what, why = texts.get(mistake, (None, None))
-            units = sorted(data.mistakes[mistake], key=lambda u: data.units.index(u))
-            taught = (section_links(teaching, data, units, ", ") if len(units) <= 5 else
-                      esc(f"{len(units)} units: see the tables above."))
-            body = (f"<p>{esc(what)}</p><p>{esc(why)}</p>" if what else
-                    "<p>Not in the course's catalogue (learner_kit/messages.py): see the learners' messages.</p>")
-            parts.append(f'<dt id="why-{esc(mistake)}" class="id">[{esc(mistake)}]</dt><dd>{body}'
-                         f"<p>Taught in: {taught}</p></dd>")
-        parts.append("</dl>")
-    parts.append(taught_section(teaching))
-    parts.append("</section>")
-    return Markup("".join(parts))
+        shown["unnamed"] = table("Points lost with no mistake id named (errors, unreadable notebooks, limits)",
+                                 ["unit", "students", "who"], unnamed, "unnamed", numeric=(1,))
+    for mistake in [m for m, _, _ in ranking] + ([UNANSWERED] if unanswered else []):
+        what, why = texts.get(mistake, (None, None))
+        units = sorted(data.mistakes[mistake], key=lambda u: data.units.index(u))
+        taught = (section_links(teaching, data, units, "comma") if len(units) <= 5 else
+                  f"{len(units)} units: see the tables above.")
+        shown["explanations"].append({"mistake": mistake, "what": what, "why": why, "taught": taught})
+    shown["taught"] = taught_section(teaching)  # after the links above, which find the sections
+    return shown
 
 
 def help_section(data, totals, not_graded=None):
-    parts = ['<section id="help"><h2>Who needs help</h2>']
+    shown = {"lowest": None, "any_students": bool(totals), "not_graded": None, "tampering": None}
     below = sorted((t for t in totals if t[3] is None or t[3] < 100 - 1e-9),
                    key=lambda t: (t[3] if t[3] is not None else 101, t[0]))
     perfect = len(totals) - len(below)
@@ -766,56 +779,48 @@ def help_section(data, totals, not_graded=None):
             rows.append((rank, student, f"{fmt_points(points)} / {fmt_points(possible)}", fmt_pct(share),
                          f"{len(data.assignments) - len(missing)} of {len(data.assignments)}",
                          ", ".join(missing) or "none", ids_text or "none named"))
-        parts.append(table(f"The {min(len(below), LOWEST_SHOWN)} lowest totals ({perfect} student(s) have full marks; "
-                           "a missing assignment counts 0)",
-                           ["#", "student", "points", "total", "submitted", "missing", "mistakes named (times)"],
-                           rows, "lowest", numeric=(0, 2, 3)))
-    elif totals:
-        parts.append("<p>Every student has full marks on everything submitted, and nothing is missing.</p>")
-    else:
-        parts.append("<p>No students.</p>")
+        shown["lowest"] = table(f"The {min(len(below), LOWEST_SHOWN)} lowest totals ({perfect} student(s) have full "
+                                "marks; a missing assignment counts 0)",
+                                ["#", "student", "points", "total", "submitted", "missing", "mistakes named (times)"],
+                                rows, "lowest", numeric=(0, 2, 3))
 
     not_submitted = [(student, missing) for student, _, _, _, missing in totals if missing]
     unreadable = [(s, a, nb, message) for (s, a, nb), (kind, _, message) in sorted(data.problems.items())
                   if kind == "unreadable"]
     rows = [(student, ", ".join(missing), "", f"no submission ({len(missing)} assignment(s))")
             for student, missing in not_submitted]
-    rows += [(s, a, nb, Markup(f'<span class="msg">{esc(why)}</span>')) for s, a, nb, why in unreadable]
+    rows += [(s, a, nb, Message(why)) for s, a, nb, why in unreadable]
     rows.sort(key=lambda r: (r[0], r[2] != "", r[1]))
     count = sum(len(missing) for _, missing in not_submitted)
-    parts.append(table(f"Missing or unreadable submissions: {count} assignment(s) not submitted, {len(unreadable)} "
-                       "notebook(s) missing or unreadable", ["student", "assignment", "notebook", "why"],
-                       rows[:ROWS_SHOWN], "missing", more=len(rows) - ROWS_SHOWN)
-                 if rows else "<p>No missing or unreadable submission.</p>")
+    shown["missing"] = table(f"Missing or unreadable submissions: {count} assignment(s) not submitted, "
+                             f"{len(unreadable)} notebook(s) missing or unreadable",
+                             ["student", "assignment", "notebook", "why"], rows[:ROWS_SHOWN], "missing",
+                             more=len(rows) - ROWS_SHOWN) if rows else None
 
     if not_graded:  # folders and files in SUBMITTED that no record stands for (layout.find_submissions)
-        parts.append(table(f"In SUBMITTED but not graded ({len(not_graded)}): rename or move them to grade them",
-                           ["what, and why"], [(Markup(f'<span class="msg">{esc(line)}</span>'),)
-                                               for line in not_graded[:ROWS_SHOWN]],
-                           "not-graded", more=len(not_graded) - ROWS_SHOWN))
+        shown["not_graded"] = table(f"In SUBMITTED but not graded ({len(not_graded)}): rename or move them to grade "
+                                    "them", ["what, and why"], [(Message(line),) for line in not_graded[:ROWS_SHOWN]],
+                                    "not-graded", more=len(not_graded) - ROWS_SHOWN)
 
-    limit_rows = [(s, a, nb, what, Markup(f'<span class="msg">{esc(message)}</span>'))
+    limit_rows = [(s, a, nb, what, Message(message))
                   for (s, a, nb), (kind, what, message) in sorted(data.problems.items()) if kind == "limit"]
-    parts.append(table(f"Notebooks stopped by the time budget or a sandbox limit ({len(limit_rows)})",
-                       ["student", "assignment", "notebook", "what", "message"], limit_rows[:ROWS_SHOWN], "limits",
-                       more=len(limit_rows) - ROWS_SHOWN)
-                 if limit_rows else "<p>No notebook hit the time budget or a sandbox limit.</p>")
+    shown["limits"] = table(f"Notebooks stopped by the time budget or a sandbox limit ({len(limit_rows)})",
+                            ["student", "assignment", "notebook", "what", "message"], limit_rows[:ROWS_SHOWN],
+                            "limits", more=len(limit_rows) - ROWS_SHOWN) if limit_rows else None
 
     tampering = data.mistakes.get("tampering", {})
     flag_rows = sorted((s, u[0], u[1]) for u, students in tampering.items() for s in students)
     if flag_rows:
-        parts.append(table(f"Tampering detected ([tampering]: the checks or what they rely on were replaced) "
-                           f"({len(flag_rows)})", ["student", "assignment", "unit"], flag_rows[:ROWS_SHOWN], "tampering",
-                           more=len(flag_rows) - ROWS_SHOWN))
-    parts.append("</section>")
-    return Markup("".join(parts))
+        shown["tampering"] = table(f"Tampering detected ([tampering]: the checks or what they rely on were replaced) "
+                                   f"({len(flag_rows)})", ["student", "assignment", "unit"], flag_rows[:ROWS_SHOWN],
+                                   "tampering", more=len(flag_rows) - ROWS_SHOWN)
+    return shown
 
 
 def scores_section(data, labels):
-    parts = ['<section id="scores"><h2>Scores</h2>']
+    """None without submissions."""
     if not data.submissions:
-        parts.append("<p>No submissions.</p></section>")
-        return Markup("".join(parts))
+        return None
     encoded = distribution_figure(data)
     by_assignment = defaultdict(list)
     for (_, assignment), (points, maximum) in data.submissions.items():
@@ -830,38 +835,36 @@ def scores_section(data, labels):
         rows.append((a, len(values), fmt_points(data.assignment_max[a]),
                      fmt_pct(statistics.fmean(shares) if shares else None), fmt_pct(median),
                      fmt_pct(min(shares) if shares else None), fmt_pct(max(shares) if shares else None), full))
+    figure = None
     if encoded:
         alt = ("Box and dot plot of the scores, as a percentage of the maximum, one row per assignment. Medians: "
                + ", ".join(medians) + ". The numbers are in the table below.")
-        parts.append(figure_html(encoded, alt, f"Score distribution per assignment: each dot a submission, a box "
-                                               f"(quartiles and median) where there are {BOX_FROM} or more."))
-    parts.append(table("Scores per assignment", ["assignment", "submissions", "max points", "mean", "median", "lowest",
-                                                 "highest", "full marks"], rows, "assignments",
-                       numeric=(1, 2, 3, 4, 5, 6, 7)))
-    parts.append(levels_table(data))
+        figure = Figure(encoded, alt, f"Score distribution per assignment: each dot a submission, a box "
+                                      f"(quartiles and median) where there are {BOX_FROM} or more.")
+    assignments = table("Scores per assignment", ["assignment", "submissions", "max points", "mean", "median",
+                                                  "lowest", "highest", "full marks"], rows, "assignments",
+                        numeric=(1, 2, 3, 4, 5, 6, 7))
     rows = []
     for unit in data.units:
         scores = data.unit_scores[unit]
         full = len(full_marks(scores))
         share = percent(full, len(scores))
-        bar = Markup(f'<span class="bar" style="width:{(share or 0) * 0.8:.0f}px" aria-hidden="true"></span>'
-                     f"{esc(fmt_pct(share))}")
-        rows.append((unit[0], labels[unit], len(scores), full, bar))
-    parts.append(table("Full marks per unit (share of the students who submitted the assignment)",
-                       ["assignment", "unit", "submitted", "full marks", "share"], rows, "units", numeric=(2, 3)))
-    parts.append("</section>")
-    return Markup("".join(parts))
+        rows.append((unit[0], labels[unit], len(scores), full, Bar(f"{(share or 0) * 0.8:.0f}", fmt_pct(share))))
+    units = table("Full marks per unit (share of the students who submitted the assignment)",
+                  ["assignment", "unit", "submitted", "full marks", "share"], rows, "units", numeric=(2, 3))
+    return {"figure": figure, "assignments": assignments, "levels": levels_table(data),
+            "all_guided": tr("Every submission was at the guided level."), "units": units}
 
 
 def levels_table(data):
-    """Which submissions were at the challenge level (autograder/levels.py), a row per student; the rest are guided."""
+    """Which submissions were at the challenge level (autograder/levels.py), a row per student (None: all guided)."""
     by_student = defaultdict(lambda: defaultdict(list))
     for (student, assignment), level in sorted(data.levels.items()):
         by_student[student][level].append(assignment)
     rows = [(student, ", ".join(levels["challenge"]), ", ".join(levels.get(DEFAULT_LEVEL, [])) or tr("none"))
             for student, levels in sorted(by_student.items()) if levels.get("challenge")]
     if not rows:
-        return Markup(f"<p>{esc(tr('Every submission was at the guided level.'))}</p>")
+        return None
     count = sum(len(levels.get("challenge", [])) for levels in by_student.values())
     return table(tr("Submissions at the challenge level ({count}; every other submission was at the guided level; "
                     "both levels are graded by the same tests)", count=count),
@@ -870,17 +873,17 @@ def levels_table(data):
 
 
 def run_section(data, facts, out: Path):
-    parts = ['<section id="run"><h2>The run</h2><ul>']
+    shown = {"runs": None, "timing": None, "phases": None, "no_logs": False}
     notebooks = {(s, a, nb) for s, a, nb in ((r["student"], r["assignment"], r["notebook"]) for r in data.records)}
-    parts.append(f"<li>{len(data.submissions)} submission(s) ({len(notebooks)} notebook(s), {len(data.records)} graded "
-                 f"cell(s)) from {len(data.students)} student(s) in results.json.</li>")
+    lines = [(f"{len(data.submissions)} submission(s) ({len(notebooks)} notebook(s), {len(data.records)} graded "
+              f"cell(s)) from {len(data.students)} student(s) in results.json.")]
     if data.bad_records:
-        parts.append(f"<li>{data.bad_records} record(s) of results.json could not be read and were skipped.</li>")
+        lines.append(f"{data.bad_records} record(s) of results.json could not be read and were skipped.")
     timings = facts.get("timings") or {}
-    parts.append(runs_item(timings, len(data.submissions)))
-    parts.append("</ul>")
+    lines.append(runs_item(timings, len(data.submissions)))
+    shown["lines"] = lines
     if timings:
-        parts.append(runs_table(timings))
+        shown["runs"] = runs_table(timings)
     phases = {key: t["phases"] for key, t in timings.items() if t["phases"]}
     if phases:
         per_notebook = defaultdict(list)  # assignment -> [(seconds per notebook, submission)]
@@ -897,20 +900,20 @@ def run_section(data, facts, out: Path):
                          f"{slowest[0]:.1f}", slowest[1]))
         source = tr("of the runs above, kept in OUT/state/") if len({t["run"] for t in timings.values()}) > 1 else \
             tr("of the run above")
-        parts.append(table(tr("Time per notebook (seconds, all phases, {source})", source=source),
-                           ["assignment", "submissions", "median", "max", "slowest"], rows, "timing",
-                           numeric=(1, 2, 3)))
+        shown["timing"] = table(tr("Time per notebook (seconds, all phases, {source})", source=source),
+                                ["assignment", "submissions", "median", "max", "slowest"], rows, "timing",
+                                numeric=(1, 2, 3))
         by_phase = defaultdict(list)
         for timed in phases.values():
             for phase, seconds in timed.items():
                 by_phase[phase].append(seconds)
         rows = [(phase, len(v), f"{statistics.median(v):.2f}", f"{max(v):.2f}", f"{sum(v):.1f}")
                 for phase, v in sorted(by_phase.items(), key=lambda item: -sum(item[1]))]
-        parts.append(table("Where the time went (seconds per submission, by phase)",
-                           ["phase", "submissions", "median", "max", "total"], rows, "phases", numeric=(1, 2, 3, 4)))
+        shown["phases"] = table("Where the time went (seconds per submission, by phase)",
+                                ["phase", "submissions", "median", "max", "total"], rows, "phases",
+                                numeric=(1, 2, 3, 4))
     elif facts.get("phases") is None:
-        parts.append("<p>No OUT/logs/grading.log: time per notebook unknown (a report made from results.json alone, "
-                     "or the logs were removed).</p>")
+        shown["no_logs"] = True
     flagged = [("(the whole run)", line) for line in run_warnings(facts, out)]
     if facts.get("not_graded"):  # the terminal warned about each of them too
         flagged.append(("(SUBMITTED)", f"{len(facts['not_graded'])} folder(s) or file(s) in SUBMITTED not graded: "
@@ -926,13 +929,11 @@ def run_section(data, facts, out: Path):
     for (s, a, nb), (kind, _, message) in sorted(data.problems.items()):
         if kind == "grader":
             flagged.append((f"{s}/{a}", f"{nb}: {message}"))
-    parts.append(table(f"Warnings of the run (as the terminal showed them) and of graded notebooks ({len(flagged)})",
-                       ["submission", "warning"],
-                       [(s, Markup(f'<span class="msg">{esc(w)}</span>')) for s, w in flagged[:ROWS_SHOWN]],
-                       "warnings", more=len(flagged) - ROWS_SHOWN)
-                 if flagged else "<p>No warnings: the run printed none, and nothing was graded with warnings.</p>")
-    parts.append("</section>")
-    return Markup("".join(parts))
+    shown["warnings"] = table(f"Warnings of the run (as the terminal showed them) and of graded notebooks "
+                              f"({len(flagged)})", ["submission", "warning"],
+                              [(s, Message(w)) for s, w in flagged[:ROWS_SHOWN]], "warnings",
+                              more=len(flagged) - ROWS_SHOWN) if flagged else None
+    return shown
 
 
 def run_time(label):
@@ -946,14 +947,14 @@ def runs_item(timings, submissions):
     if not timings:
         text = tr("No timings: which run graded what, and when, is unknown (no OUT/logs/tasks.jsonl, and no timings "
                   "kept in OUT/state/).")
-        return Markup(f"<li>{esc(text)}</li>")
+        return text
     runs = sorted({t["run"] for t in timings.values()})
     text = tr("The {kept} submission(s) with timings come from {count} run(s): {runs}.", kept=len(timings),
               count=len(runs), runs=", ".join(run_time(r) for r in runs))
     if submissions > len(timings):
         text += " " + tr("{missing} other submission(s) have none (graded by a version of the grader that kept no "
                          "timings, or never graded).", missing=submissions - len(timings))
-    return Markup(f"<li>{esc(text)}</li>")
+    return text
 
 
 def runs_table(timings):
@@ -1034,22 +1035,31 @@ def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, tit
     totals = student_totals(data)
     teaching = Teaching(out, course_dir)
     title, subtitle = heading(data, facts["timings"], out, course or course_name()) if title is None else (title, "")
-    nav = ('<nav aria-label="sections"><ul><li><a href="#glance">At a glance</a></li>'
-           '<li><a href="#misconceptions">Misconceptions</a></li><li><a href="#help">Who needs help</a></li>'
-           '<li><a href="#scores">Scores</a></li><li><a href="#run">The run</a></li></ul></nav>')
     made = time.strftime("%Y-%m-%d %H:%M")
     note = tr("Made {made} from results.json. Which notebook of the course, and which section, teaches each unit "
               "is said under Misconceptions.", made=made)
-    body = [f"<h1>{esc(title)}</h1>", f'<p class="subtitle">{esc(subtitle)}</p>' if subtitle else "",
-            f'<p class="note">{esc(note)}</p>', nav]
-    if not data.records:
-        body.append("<p><strong>No graded cells in results.json</strong>: nothing was graded (an empty class?).</p>")
-    body += [glance_section(data, ranking, totals, labels), misconceptions_section(data, ranking, labels, teaching, catalogue()),
-             help_section(data, totals, facts.get("not_graded")), scores_section(data, labels), run_section(data, facts, out)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
-            + "".join(body) + "</main></body></html>\n")
+    page = page_template().render(
+        title=title, subtitle=subtitle, note=note, css=Markup("\n" + (TEMPLATES / "class_report.css").read_text(encoding="utf-8")),
+        graded=bool(data.records), glance=glance_section(data, ranking, totals, labels),
+        misconceptions=misconceptions_section(data, ranking, labels, teaching, catalogue()),
+        help=help_section(data, totals, facts.get("not_graded")), scores=scores_section(data, labels),
+        run=run_section(data, facts, out))
+    return page if page.endswith("\n") else page + "\n"
+
+
+def _escaped(value):
+    """Every value escaped as Python's html.escape does (``&#x27;``, as the page always wrote it); HTML that the
+    templates made (their macros' Markup) as it is."""
+    return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=True))
+
+
+@functools.lru_cache(maxsize=1)
+def page_template():
+    """The page's Jinja2 template, escaping every value (the cells' kinds are the dataclasses above)."""
+    environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True, finalize=_escaped)
+    environment.filters["kind"] = lambda value: getattr(value, "kind", "text")
+    return environment.get_template("page.html.j2")
 
 
 class ReportError(Exception):
