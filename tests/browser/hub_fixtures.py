@@ -152,9 +152,10 @@ def the_way_open():
     """The folders above this repository that other users may not enter (a clone in a private folder), opened to
     enter (o+x, not to list) while a hub test runs, so that the class's users can run their servers; their modes are
     restored when the last hub test of this machine that needs them ends (a killed run's are restored then too)."""
+    me = [os.getpid(), secrets.token_hex(8)]
     with machine_lock():
         state = json.loads(OPENED.read_text()) if OPENED.is_file() else {"holders": [], "opened": []}
-        state["holders"] = [pid for pid in state["holders"] if _alive(pid)] + [os.getpid()]
+        state["holders"] = [holder for holder in state["holders"] if _alive(holder[0])] + [me]
         for folder in [*reversed(ROOT.parents), ROOT]:
             mode = folder.stat().st_mode
             if not mode & 0o001:
@@ -165,14 +166,14 @@ def the_way_open():
         yield
     finally:
         with machine_lock():
-            state = json.loads(OPENED.read_text())
-            state["holders"] = [pid for pid in state["holders"] if pid != os.getpid() and _alive(pid)]
-            if not state["holders"]:
-                for path, mode in state["opened"]:
-                    Path(path).chmod(mode)
-                OPENED.unlink()
-            else:
+            state = json.loads(OPENED.read_text()) if OPENED.is_file() else {"holders": [], "opened": []}
+            state["holders"] = [holder for holder in state["holders"] if holder != me and _alive(holder[0])]
+            if state["holders"]:
                 OPENED.write_text(json.dumps(state))
+            else:
+                for path, mode in reversed(state["opened"]):
+                    Path(path).chmod(mode)
+                OPENED.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="module")
