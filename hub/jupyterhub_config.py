@@ -11,6 +11,7 @@ reads each notebook's language and level from the notebook itself.
 - A student's server: the learner's lab (lab-config/; in Korean for the Korean editions) with hub/student/ before it: nbgrader's
   Assignment List on (fetch, submit, fetch feedback in the course of the student's edition),
   the instructor's tools off, the home folder private (0700).
+- The live view of a lab session: the service class-live (hub/live/), for the instructors group only.
 - An instructor's server: formgrader on the home folder, which is the English guided course's folder
   (~/ko, ~/challenge, ~/challenge/ko are the other editions': hub/course.py writes their nbgrader_config.py),
   with hub/instructor/ before lab-config/; the instructor is put in the hub's instructors group,
@@ -68,6 +69,36 @@ c.JupyterHub.load_groups = {
     "instructors": {"users": sorted(INSTRUCTORS)},
     **{f"edition-{edition}": {"users": sorted(n for n, e in STUDENTS.items() if e == edition)} for edition in course.EDITIONS},
 }
+
+# ---------------------------------------------------------------- the live view of a lab session (hub/live/)
+# class-live, a service the hub starts (and restarts if it stops) with its own Python: learners' kernels POST their
+# visible tests' outcomes to it straight on loopback (TRANSFORMER_LIVE_URL, students only), the instructors see the
+# session at /services/class-live/ after the hub's login (OAuth, no confirmation page). Only the instructors group
+# gets the service's access scope: students (the default `user` role) cannot open the page or its stream.
+LIVE_PORT = int(os.environ.get("TRANSFORMER_LIVE_PORT", "8790"))
+LIVE_SERVICE = "class-live"
+LIVE_URL = f"http://127.0.0.1:{LIVE_PORT}/services/{LIVE_SERVICE}/"
+c.JupyterHub.services = [{
+    "name": LIVE_SERVICE,
+    "url": f"http://127.0.0.1:{LIVE_PORT}",
+    "command": [str(VENV_BIN / "python"), "-m", "live.service"],
+    "cwd": str(HUB),
+    "environment": {
+        "TRANSFORMER_HUB_DIR": str(HUB_DIR),
+        "TRANSFORMER_HUB_CLASS": str(CLASS_FILE.resolve()),
+        # optional: the events' database (default SQLite in HUB_DIR), the course's end date, keep events after it
+        **{k: os.environ[k] for k in ("TRANSFORMER_LIVE_DB", "TRANSFORMER_LIVE_END", "TRANSFORMER_LIVE_KEEP")
+           if os.environ.get(k)},
+    },
+    "oauth_no_confirm": True,
+    "display": True,
+}]
+c.JupyterHub.load_roles = [{
+    "name": "class-live-viewer",
+    "description": "The instructors' live view of a lab session (students may not open it)",
+    "scopes": [f"access:services!service={LIVE_SERVICE}"],
+    "groups": ["instructors"],
+}]
 
 # ---------------------------------------------------------------- each user's server
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
@@ -130,6 +161,7 @@ def pre_spawn_hook(spawner):
         env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'student'}:{REPO / 'lab-config'}"
         env["TRANSFORMER_HUB_COURSE"] = course.course_id(edition)
         env["COURSE_LANG"] = course.EDITIONS[edition]["lang"]
+        env["TRANSFORMER_LIVE_URL"] = LIVE_URL  # learner_kit/live.py posts here, with the server's JUPYTERHUB_API_TOKEN
         if env["COURSE_LANG"] == "ko":
             _korean_lab(home, pwd.getpwnam(name))
         spawner.notebook_dir = str(home)

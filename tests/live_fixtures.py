@@ -132,3 +132,65 @@ def post(url, body, token=None, timeout=10):
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
+
+
+class Stream:
+    """An SSE client of api/stream, in a thread, as a browser's EventSource is: it reconnects by itself with
+    Last-Event-ID after the connection drops (a restart of the service). `runs` holds every `run` message's data
+    with the monotonic time it arrived; `views` the latest `view`."""
+
+    def __init__(self, url, token, query="", last_event_id=None):
+        self.url = url + "api/stream" + (f"?{query}" if query else "")
+        self.token, self.last_event_id = token, last_event_id
+        self.runs, self.views, self.connects, self.raw = [], [], 0, []
+        self.lock = threading.Lock()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopped.is_set():
+            headers = {"Authorization": f"token {self.token}"}
+            if self.last_event_id is not None:
+                headers["Last-Event-ID"] = str(self.last_event_id)
+            try:
+                with urllib.request.urlopen(urllib.request.Request(self.url, headers=headers), timeout=30) as answer:
+                    self.connects += 1
+                    self._read(answer)
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.2)
+
+    def _read(self, answer):
+        fields = {}
+        for raw in answer:
+            if self.stopped.is_set():
+                return
+            line = raw.decode("utf-8").rstrip("\n")
+            if line:
+                if not line.startswith(":"):
+                    key, _, value = line.partition(":")
+                    fields[key] = value.removeprefix(" ")
+                continue
+            if "data" in fields:
+                self.raw.append(fields["data"])
+                data = json.loads(fields["data"])
+                with self.lock:
+                    if fields.get("event") == "run":
+                        self.last_event_id = int(fields["id"])
+                        self.runs.append((time.monotonic(), data))
+                    elif fields.get("event") == "view":
+                        self.views.append(data)
+            fields = {}
+
+    def wait_for(self, predicate, seconds=20):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with self.lock:
+                if predicate(self):
+                    return True
+            time.sleep(0.05)
+        return False
+
+    def stop(self):
+        self.stopped.set()
