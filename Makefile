@@ -33,7 +33,7 @@ LAB_SETTINGS ?= $(WORKSPACE)/.jupyter/lab/user-settings
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool hub-tool hub lab progress formgrader test test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo challenge-answers mutants demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo challenge-answers mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -45,6 +45,7 @@ help:
 	@echo "make formgrader [GRADED=OUT SUBMITTED=dir]   nbgrader's formgrader on the course and a grading run's scores"
 	@echo "make hub [HUB_CLASS=class.json HUB_IP=0.0.0.0 HUB_PORT=8000]   as root: a class on JupyterHub on this machine"
 	@echo "make test          run the whole test suite (what CI runs)"
+	@echo "make test-quick    the tests that import what you changed, within about 3 minutes (QUICK_BASE=commit)"
 	@echo "make test-gpu      on a machine with an NVIDIA GPU: grading with CUDA, GPU visible and hidden"
 	@echo "make test-cuda-build   grade the demo class with PyPI's CUDA build of torch (downloads gigabytes)"
 	@echo "make release       regenerate both editions' course/ at both levels from their solutions/ with nbgrader"
@@ -178,6 +179,13 @@ formgrader: $(STAMP)
 	  $(FORMGRADER_ARGS)
 
 test: test-unit test-notebooks
+
+# The inner loop (tests/quick.py): the test files that import what changed since QUICK_BASE (default HEAD: your
+# uncommitted work; the last commit when there is none), quickest first, within about 3 minutes on 2 workers by
+# the recorded test times (build/test-durations.json, else tests/durations.json); what is left is named.
+QUICK_BASE ?= HEAD
+test-quick: $(STAMP) sandbox-tool
+	$(BIN)/python tests/quick.py --base $(QUICK_BASE)
 
 # PyPI's own torch==2.13.0 for Linux is the CUDA build (TORCH_BUILD=cuda; pip --isolated: this workplace's pip
 # otherwise prefers a local CPU wheel): in a venv of its own, the demo class must grade

@@ -11,3 +11,29 @@ def pytest_configure(config):
         import torch
 
         torch.set_num_threads(1)
+
+
+# How long each test file took (setup, call and teardown of its tests), for `make test-quick`'s budget
+# (tests/quick.py): written to build/test-durations.json by the run that saw the reports (xdist's controller).
+_SECONDS_PER_FILE = {}
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split("::", 1)[0]
+    _SECONDS_PER_FILE[path] = _SECONDS_PER_FILE.get(path, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    if os.environ.get("PYTEST_XDIST_WORKER") or not _SECONDS_PER_FILE:
+        return
+    import json
+    from pathlib import Path
+
+    target = Path(session.config.rootpath) / "build" / "test-durations.json"
+    try:
+        known = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
+        known.update({path: round(seconds, 1) for path, seconds in _SECONDS_PER_FILE.items()})
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(json.dumps(dict(sorted(known.items())), indent=1) + "\n", encoding="utf-8")
+    except (OSError, ValueError):  # a record for the next quick run, never a reason for this run to fail
+        pass
