@@ -320,10 +320,14 @@ class Sender:
 
 
 def post(url, token, body):
-    """POST one event: "stored" (200), "refused" (a 4xx other than 410 and 429: resending cannot help), "ended"
-    (410: the course has ended), or "retry" (no answer, or the service is busy or failing)."""
-    request = urllib.request.Request(url.rstrip("/") + "/api/events", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    """POST one event: "stored" (200), "refused" (a 4xx other than 410 and 429, or an address that is no URL:
+    resending cannot help), "ended" (410: the course has ended), or "retry" (no answer, or the service is busy or
+    failing)."""
+    try:
+        request = urllib.request.Request(url.rstrip("/") + "/api/events", data=json.dumps(body).encode(), method="POST",
+                                         headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    except ValueError:
+        return "refused"
     try:
         with urllib.request.urlopen(request, timeout=POST_TIMEOUT_S) as response:
             response.read()
