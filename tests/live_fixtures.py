@@ -143,6 +143,7 @@ class Stream:
         self.url = url + "api/stream" + (f"?{query}" if query else "")
         self.token, self.last_event_id = token, last_event_id
         self.runs, self.views, self.connects, self.raw = [], [], 0, []
+        self.view_times = []  # (monotonic time, last_seq) of each view: when the page could show an event
         self.lock = threading.Lock()
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -181,6 +182,7 @@ class Stream:
                         self.runs.append((time.monotonic(), data))
                     elif fields.get("event") == "view":
                         self.views.append(data)
+                        self.view_times.append((time.monotonic(), data["last_seq"]))
             fields = {}
 
     def wait_for(self, predicate, seconds=20):

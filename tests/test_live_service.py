@@ -207,9 +207,9 @@ def test_stuck_needs_n_runs_failed_the_same_way_for_m_minutes():
 
 def test_the_view_counts_passed_trying_and_not_started_from_the_latest_run():
     view = ClassView(["alice", "bob", "minji"])
-    runs = [("alice", "split_heads", "passed"), ("bob", "split_heads", "mha-no-split"),
+    runs = [("alice", "split_heads", "passed"), ("bob", "split_heads", "heads-split-no-transpose"),
             ("bob", "split_heads", "passed"), ("alice", "merge_heads", "passed"),
-            ("alice", "merge_heads", "failed"), ("outsider", "split_heads", "mha-no-split")]
+            ("alice", "merge_heads", "failed"), ("outsider", "split_heads", "heads-split-no-transpose")]
     for seq, (who, unit, outcome) in enumerate(runs, 1):
         view.add({"seq": seq, "student": who, "unit": unit, "outcome": outcome, "lang": "en", "level": "guided",
                   "received": 100.0 + seq})
@@ -217,7 +217,7 @@ def test_the_view_counts_passed_trying_and_not_started_from_the_latest_run():
     assert [(r["unit"], r["passed"], r["trying"], r["not_started"]) for r in data["progress"]] == [
         ("split_heads", 2, 1, 1), ("merge_heads", 0, 1, 2)]
     assert {(c["unit"], c["id"]): c["students"] for c in data["heatmap"]} == {
-        ("split_heads", "mha-no-split"): ["bob", "outsider"], ("merge_heads", "failed"): ["alice"]}
+        ("split_heads", "heads-split-no-transpose"): ["bob", "outsider"], ("merge_heads", "failed"): ["alice"]}
     assert "bob" not in json.dumps(view.snapshot(200.0, 3, 10, names=False))
 
 
