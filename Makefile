@@ -33,7 +33,7 @@ LAB_SETTINGS ?= $(WORKSPACE)/.jupyter/lab/user-settings
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train zoo challenge-answers mutants demo-grade clean
+.PHONY: help venv sandbox-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train bench-live zoo challenge-answers mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -57,6 +57,7 @@ help:
 	@echo "make mutants       cosmic-ray's mutants of every graded unit: visible kills, ids printed, wrong ids (a benchmark)"
 	@echo "make bench         autograder grade vs stock nbgrader autograde"
 	@echo "make bench-train   the capstone trained with three seeds"
+	@echo "make bench-live    the hub's live view under 300 learners and a restart: events/s, delay p50/p99, lost"
 
 # start.py does the work, for `make` and for learners without it (`python3 start.py`, `py start.py`): it creates
 # .venv/, installs requirements.txt and the course, and writes the stamp. On Linux PyTorch comes from PyTorch's
@@ -268,6 +269,13 @@ bench: $(STAMP) sandbox-tool
 # The capstone's model trained with seeds 0, 1 and 2: steps, seconds, held-out accuracy, attention shape.
 bench-train: $(STAMP)
 	$(BIN)/python -m tests.test_capstone
+
+# The live view's service (hub/live/) under a busy lab: 300 simulated learners on loopback, a run each 20 s
+# (15 events/s) for a minute, the service killed and restarted in the middle; prints the events per second held,
+# the delay from acknowledgement to the stream and to the page's view (p50, p99) and the events lost, and fails
+# unless nothing is lost and the view is under 1 s behind at p99 (tests/test_live_load.py asserts 5 s only).
+bench-live: $(STAMP) hub-tool
+	$(BIN)/python -m tests.test_live_load
 
 # Synthetic submissions (perfect, empty, typical mistakes, a cheat) graded, as a table.
 demo-grade: $(STAMP) sandbox-tool
