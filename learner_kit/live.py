@@ -212,32 +212,33 @@ def report(unit, outcome):
 def tested(unit, outcome):
     """A visible test of `unit` ended with `outcome`: in a notebook cell, reported when the cell ends (once per unit
     and cell); elsewhere, now."""
-    if _quiet.depth:
+    if _quiet.depth or not on_the_hub():
         return
-    if not _note_in_cell(unit, outcome):
+    if not _note_in_cell(unit, outcome, final=True):
         report(unit, outcome)
 
 
 def tested_in_cell(unit, outcome):
     """One of the checks a notebook cell runs on `unit` ended with `outcome` (learner_kit.explain): the cell's first
     failure, else "passed", is reported when the cell ends. Outside a notebook cell there is no test run to speak
-    of, and nothing is reported."""
-    if not _quiet.depth:
-        _note_in_cell(unit, outcome)
+    of, and nothing is reported. A check that passed says only that the cell has not failed yet: the cell passes
+    if it ends without an error (stopped by the learner, Ctrl-C or the stop button, it reports nothing)."""
+    if not _quiet.depth and on_the_hub():
+        _note_in_cell(unit, outcome, final=outcome != PASSED)
 
 
-_in_cell = {}  # unit -> the outcome of the running cell's tests of it (the first failure, else passed)
+_in_cell = {}  # unit -> (the outcome of the running cell's tests of it: the first failure, else passed; final?)
 
 
-def _note_in_cell(unit, outcome):
+def _note_in_cell(unit, outcome, final):
     """Keep the outcome for the end of the running IPython cell; False outside IPython."""
     shell = _shell()
     if shell is None:
         return False
     if _report_cell not in shell.events.callbacks["post_run_cell"]:
         shell.events.register("post_run_cell", _report_cell)
-    if _in_cell.get(unit, PASSED) == PASSED:
-        _in_cell[unit] = outcome
+    if _in_cell.get(unit, (PASSED, False))[0] == PASSED:
+        _in_cell[unit] = (outcome, final or _in_cell.get(unit, (PASSED, False))[1])
     return True
 
 
@@ -245,7 +246,12 @@ def _report_cell(result=None):
     """IPython's post_run_cell: report each unit the cell tested, once (its output is shown by then)."""
     finished = dict(_in_cell)
     _in_cell.clear()
-    for unit, outcome in finished.items():
+    error = getattr(result, "error_in_exec", None)
+    for unit, (outcome, final) in finished.items():
+        if not final and error is not None:  # its checks passed, but the cell did not end well
+            if not isinstance(error, Exception):  # interrupted: the test did not finish
+                continue
+            outcome = outcome_of(error)
         report(unit, outcome)
 
 

@@ -100,7 +100,8 @@ def cell(source):
     with capture_output() as shown:
         result = shell.run_cell(source, store_history=True)
     error = result.error_in_exec
-    cells.append({"error": str(error).splitlines()[0] if error else "", "shown": shown.stdout})
+    said = (str(error).splitlines() or [type(error).__name__])[0] if error else ""
+    cells.append({"error": said, "shown": shown.stdout})
 
 def test_cell(unit, candidate=None):
     """The notebook's visible test cell of `unit`, on `candidate` (else the answer cell run before it)."""
@@ -124,7 +125,7 @@ def kernel(script, home, hub_url=None, **env):
     if hub_url:
         environment.update({live.URL_VARIABLE: hub_url, live.TOKEN_VARIABLE: TOKEN})
     environment.update(env)
-    ran = subprocess.run([sys.executable, "-c", KERNEL + script], capture_output=True, text=True, cwd=ROOT,
+    ran = subprocess.run([sys.executable, "-c", KERNEL + script], check=False, capture_output=True, text=True, cwd=ROOT,
                          env=environment, timeout=300)
     assert ran.returncode == 0, ran.stderr[-4000:]
     return json.loads(ran.stdout.strip().splitlines()[-1])
@@ -203,16 +204,21 @@ def test_a_capstone_test_cell_reports_once_for_all_its_checks(service, tmp_path)
     assert passing["shown"] == "All visible tests passed for noam_rate.\n"  # the notice went with the first report
 
 
-def test_a_message_without_a_known_id_is_reported_as_failed(service, tmp_path):
+def test_unknown_ids_and_units_and_cells_that_stop(service, tmp_path):
+    """An id the catalogue does not know is "failed", a unit that is not graded is not sent; a capstone cell whose
+    checks passed but that was then stopped reports nothing, one that broke reports "failed"."""
     script = f"""
 def broken(query, key, value, mask=None, dropout=None):
     raise ValueError("no")
 test_cell("{SDPA}", broken)
 cell('from learner_kit import live\\nlive.tested("{SDPA}", "made-up-id")\\nlive.tested("no_such_unit", "passed")')
+cell("with explain_errors(noam_rate):\\n    pass\\nraise KeyboardInterrupt")  # stopped: no outcome to report
+cell("with explain_errors(noam_rate):\\n    pass\\nraise ValueError('the cell broke after the check')")
 done()
 """
     kernel(script, tmp_path, hub_url=service.url)
-    assert [(e["unit"], e["outcome"]) for e in service.stored()] == [(SDPA, "runtime-error"), (SDPA, "failed")]
+    assert [(e["unit"], e["outcome"]) for e in service.stored()] == [
+        (SDPA, "runtime-error"), (SDPA, "failed"), ("noam_rate", "failed")]
 
 
 @pytest.mark.parametrize("how", ["environment", "live.off()"])
@@ -341,7 +347,7 @@ def test_the_sandboxed_grader_reports_nothing(service, tmp_path):
     environment.pop(live.SWITCH_VARIABLE, None)
     ran = subprocess.run([sys.executable, "-m", "autograder", "grade", str(tmp_path / "submitted"), "--out",
                           str(tmp_path / "out"), "--source", str(source), "--timeout", "60"],
-                         capture_output=True, text=True, cwd=ROOT, env=environment, timeout=600)
+                         check=False, capture_output=True, text=True, cwd=ROOT, env=environment, timeout=600)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     records = json.loads((tmp_path / "out" / "results.json").read_text())
     visible = [r for r in records if r["grade_id"] == f"{SDPA}-visible"]
