@@ -31,7 +31,7 @@ class Live:
     store: Store
     feed: Feed
     writer: Writer
-    hub_auth: HubOAuth
+    hub_auth: HubOAuth  # the one instance: HubOAuthCallbackHandler finds the login's state (PKCE) in it
     roster: list
     ids: dict
     taught: dict
@@ -81,7 +81,7 @@ async def main():
     forget_if_over(settings, store)
     feed = Feed(store)
     live = Live(settings=settings, store=store, feed=feed, writer=Writer(store, feed.wake),
-                hub_auth=HubOAuth(cache_max_age=300), roster=course_info.roster(settings.class_file),
+                hub_auth=HubOAuth.instance(cache_max_age=300), roster=course_info.roster(settings.class_file),
                 ids=course_info.ids_explained(), taught=course_info.units_taught(),
                 templates=jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True))
     await feed.start()

@@ -1,7 +1,9 @@
 // class-live's page: the session from the service's stream (EventSource), drawn without a reload.
 // Every text from the stream goes in with textContent (never as HTML). The state is readable in the DOM:
-// body[data-state|data-last-event-id|data-events], #progress tr[data-unit] (data-passed, data-trying,
-// data-not-started), #heatmap td[data-unit][data-id] (data-count), #stuck li[data-student][data-unit][data-id].
+// body[data-state|data-connected|data-last-seq|data-last-event-id|data-events], #status,
+// #progress tr[data-unit] (data-passed, data-trying, data-not-started), #heatmap td[data-unit][data-id]
+// (data-count), #stuck li[data-student][data-unit][data-id],
+// #stuck-count, #id-details[data-id] (what learners see for the id selected, and where its unit is taught).
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("live-data").textContent);
@@ -16,6 +18,7 @@
 
   function setState(state, text) {
     document.body.dataset.state = state;
+    document.body.dataset.connected = String(state === "live");
     $("status").dataset.state = state;
     $("status").textContent = text;
   }
@@ -59,6 +62,7 @@
   function draw(view) {
     latest = view;
     document.body.dataset.events = view.events;
+    document.body.dataset.lastSeq = view.last_seq;
     $("totals").textContent = `${view.events} runs, ${view.roster} students on the roster`;
     $("no-runs").hidden = view.progress.length > 0;
     const body = $("progress").tBodies[0];
