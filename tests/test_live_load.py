@@ -10,7 +10,6 @@ arrival. Nothing acknowledged may be lost, in the database or on the stream.
 import json
 import random
 import sqlite3
-import statistics
 import sys
 import tempfile
 import threading

@@ -43,7 +43,7 @@ class Feed:
         while True:
             try:
                 await asyncio.wait_for(self.woken.wait(), POLL)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self.woken.clear()
             try:

@@ -165,7 +165,7 @@ class StreamHandler(InstructorOnly):
                 wait = max(0.0, sent + VIEW_EVERY - time.monotonic()) if pending else KEEP_ALIVE
                 try:
                     batches = [await asyncio.wait_for(queue.get(), wait)]
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     batches = []
                     if not pending:
                         self.write(": keep-alive\n\n")

@@ -8,8 +8,20 @@ Last-Event-ID gets exactly what it has not seen).
 """
 import time
 
-from sqlalchemy import (Column, Float, Integer, MetaData, String, Table, create_engine, delete, event, func,
-                        insert, select)
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+)
 from sqlalchemy.exc import IntegrityError
 
 FIELDS = ("event_id", "student", "notebook", "unit", "outcome", "level", "lang", "time", "received")

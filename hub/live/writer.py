@@ -39,7 +39,7 @@ class Writer:
                 batch.append(self.queue.get_nowait())
             try:
                 seqs = await loop.run_in_executor(self.thread, self.store.add_many, [e for e, _ in batch])
-            except Exception as error:  # the database refused: every POST of the batch answers 503, none is lost
+            except Exception as error:  # noqa: BLE001 - the database refused: each POST of the batch answers 503
                 for _, done in batch:
                     if not done.done():
                         done.set_exception(error)
