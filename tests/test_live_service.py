@@ -73,7 +73,7 @@ def get(url, token=None, headers=None):
     ({"user": "bob"}, "unknown key"),
     ({"event_id": "E" * 32}, "event_id"),
     ({"event_id": "abc"}, "event_id"),
-    ({"notebook": "99-nothing"}, "notebook"),
+    ({"notebook": "0" * 101}, "notebook"),
     ({"notebook": ["01-attention"]}, "notebook"),
     ({"unit": "not_a_unit"}, "unit"),
     ({"unit": "x" * 5000}, "over 2048 bytes"),
@@ -90,6 +90,15 @@ def test_a_body_off_the_wire_is_refused_with_its_reason(service, change, reason)
     status, answer = post(service.url, {**new_event(), **change}, token_of("alice"))
     assert status == 400 and reason in answer["error"]
     assert len(stored(service)) == before
+
+
+def test_a_notebook_id_the_course_does_not_have_is_kept_as_none(service):
+    """A learner's renamed folder (01-attention-copy) loses nothing but the notebook's name: the unit is known."""
+    event = new_event(notebook="01-attention-copy")
+    assert post(service.url, event, token_of("alice")) == (200, {"stored": event["event_id"]})
+    assert stored(service)[-1][1:3] == (event["event_id"], "alice")
+    with sqlite3.connect(service.folder / "class-live.sqlite") as db:
+        assert db.execute("SELECT notebook FROM live_events WHERE event_id = ?", (event["event_id"],)).fetchone() == (None,)
 
 
 def test_missing_keys_and_bodies_that_are_not_objects_are_refused(service):
