@@ -113,7 +113,10 @@ class PageHandler(InstructorOnly):
         projector = self.get_argument("projector", "") == "1"
         data = {"stream": self.live.settings.prefix + "api/stream", "projector": projector,
                 "session_hours": SESSION_HOURS, "runs": DEFAULT_RUNS, "minutes": DEFAULT_MINUTES,
-                "ids": self.live.ids, "taught": self.live.taught, "roster": len(self.live.roster)}
+                "ids": self.live.ids, "taught": self.live.taught, "roster": len(self.live.roster),
+                # JupyterHub's HubOAuth takes its cookie on an EventSource's GET (not a navigation) only with the
+                # page's XSRF token, which an EventSource can send only in its URL (_xsrf)
+                "xsrf": self.xsrf_token.decode()}
         self.set_header("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; "
                         "img-src 'self' data:; connect-src 'self'; frame-ancestors 'self'")
         self.set_header("Cache-Control", "no-store")

@@ -34,6 +34,7 @@
     if ($("runs")) { params.set("runs", $("runs").value); params.set("minutes", $("minutes").value); }
     if (data.projector) params.set("projector", "1");
     if (resume && lastEventId) params.set("last_event_id", lastEventId);
+    if (data.xsrf) params.set("_xsrf", data.xsrf);  // the hub's cookie counts on this GET only with it
     return data.stream + "?" + params.toString();
   }
 
