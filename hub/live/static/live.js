@@ -64,7 +64,8 @@
     latest = view;
     document.body.dataset.events = view.events;
     document.body.dataset.lastSeq = view.last_seq;
-    $("totals").textContent = `${view.events} runs, ${view.roster} students on the roster`;
+    const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+    $("totals").textContent = `${plural(view.events, "run", "runs")}, ${plural(view.roster, "student", "students")} on the roster`;
     $("no-runs").hidden = view.progress.length > 0;
     const body = $("progress").tBodies[0];
     body.replaceChildren();
@@ -163,7 +164,7 @@
       const button = make("button", s.id === "failed" ? "failed (no id)" : `[${s.id}]`,
         { type: "button", class: "id", "data-id": s.id });
       button.addEventListener("click", () => explain(s.id, s.unit));
-      li.append(button, document.createTextNode(`, ${s.runs} runs over ${s.minutes} min`));
+      li.append(button, document.createTextNode(`, ${s.runs} ${s.runs === 1 ? "run" : "runs"} over ${s.minutes} min`));
       ol.append(li);
     }
   }
