@@ -99,9 +99,9 @@ class Hub:
     def start(self):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.live_port = free_port()  # the class-live service's (hub/live), as the hub's other ports: free ones
+        self.live_port = free_port()  # the class-live service's (hub/live; TRANSFORMER_LIVE_PORT), a free one too
         variables = {"HUB_DIR": self.folder / "state", "HUB_CLASS": self.class_file, "HUB_PORT": self.port,
-                     "HUB_API_PORT": free_port(), "HUB_PROXY_API_PORT": free_port(), "HUB_LIVE_PORT": self.live_port}
+                     "HUB_API_PORT": free_port(), "HUB_PROXY_API_PORT": free_port()}
         self.output = open(self.log, "ab")  # noqa: SIM115  (closed by stop())
         with machine_lock():  # hub/prepare.py (the instructors' group) one hub at a time
             # What `make hub` installs first (make test's hub-tool has, unless requirements changed since): not timed.
@@ -223,13 +223,18 @@ def shown(person):
     return person.page
 
 
-def log_in(hub, person, lands_on):
-    """The hub's login form, filled and sent; waits until the browser is at /user/<name>/<lands_on> (a regex)."""
-    page = shown(person)
-    page.goto(f"{hub.base}/hub/login")
+def send_login_form(page, person):
+    """The hub's login form (the page shows it), filled with the person's name and password and sent."""
     page.locator("input[name=username]").fill(person.name)
     page.locator("input[name=password]").fill(person.password)
     page.locator("input[type=submit], button[type=submit]").first.click()
+
+
+def log_in(hub, person, lands_on):
+    """The hub's login; waits until the browser is at /user/<name>/<lands_on> (a regex): the person's server."""
+    page = shown(person)
+    page.goto(f"{hub.base}/hub/login")
+    send_login_form(page, person)
     page.wait_for_url(re.compile(rf"/user/{person.name}/{lands_on}"), timeout=180_000)
 
 
