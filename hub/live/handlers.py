@@ -111,7 +111,7 @@ class PageHandler(InstructorOnly):
 
     def get(self):
         projector = self.get_argument("projector", "") == "1"
-        data = {"stream": self.live.settings.prefix + "api/stream", "projector": projector,
+        data = {"stream": self.live.settings.prefix + "api/stream", "page": self.live.settings.prefix, "projector": projector,
                 "session_hours": SESSION_HOURS, "runs": DEFAULT_RUNS, "minutes": DEFAULT_MINUTES,
                 "ids": self.live.ids, "taught": self.live.taught, "roster": len(self.live.roster),
                 # JupyterHub's HubOAuth takes its cookie on an EventSource's GET (not a navigation) only with the

@@ -320,7 +320,9 @@ def test_the_projector_shows_counts_and_no_names(hub, people):
     projector = second_page(teacher)
     hub_fixtures.CURRENT_PAGE["page"] = projector
     try:
-        projector.goto(f"{hub.base}{VIEW}?projector=1")
+        link = teacher.page.locator("#projector-link").get_attribute("href")  # the session and stuck rule set here
+        assert link.startswith(f"{VIEW}?projector=1&") and f"runs={STUCK_RUNS}" in link and f"minutes={STUCK_MINUTES}" in link, link
+        projector.goto(f"{hub.base}{link}")
         expect(heat(projector)).to_have_attribute("data-count", "2", timeout=30_000)
         expect(progress(projector)).to_have_attribute("data-passed", "1")
         expect(progress(projector)).to_have_attribute("data-trying", "1")
@@ -329,7 +331,8 @@ def test_the_projector_shows_counts_and_no_names(hub, people):
         for student in STUDENTS:
             assert student not in html, f"the projector's page names {student}"
         assert projector.locator("[data-student]").count() == 0
-        assert re.fullmatch(r"\d+", projector.locator("#stuck-count").inner_text().strip()), "no stuck count"
+        stuck = teacher.page.locator("#stuck-count").inner_text().strip()
+        expect(projector.locator("#stuck-count")).to_have_text(stuck)  # the same rule as on the instructor's page
         sent = stream_text(projector, "projector=1&last_event_id=0")
         assert "event: view" in sent and sent.count("event: run") == 4, sent[:2000]
         for student in STUDENTS:

@@ -23,15 +23,20 @@
     $("status").textContent = text;
   }
 
+  // The projector's page has no controls: it takes the session and the stuck rule from its link (projectorLink).
+  const linked = new URLSearchParams(window.location.search);
+
   function sessionStart() {
     const input = $("since");
     if (input && input.value) return new Date(input.value).getTime() / 1000;
+    if (linked.get("since")) return Number(linked.get("since"));
     return Date.now() / 1000 - data.session_hours * 3600;
   }
 
   function streamUrl(resume) {
     const params = new URLSearchParams({ since: String(sessionStart()) });
     if ($("runs")) { params.set("runs", $("runs").value); params.set("minutes", $("minutes").value); }
+    else for (const key of ["runs", "minutes"]) if (linked.get(key)) params.set(key, linked.get(key));
     if (data.projector) params.set("projector", "1");
     if (resume && lastEventId) params.set("last_event_id", lastEventId);
     if (data.xsrf) params.set("_xsrf", data.xsrf);  // the hub's cookie counts on this GET only with it
@@ -180,13 +185,22 @@
     }
   }
 
+  function projectorLink() {  // the room's screen shows the session and the stuck rule chosen here
+    const link = $("projector-link");
+    if (!link) return;
+    const params = new URLSearchParams({ projector: "1", since: String(Math.floor(sessionStart())),
+                                         runs: $("runs").value, minutes: $("minutes").value });
+    link.href = data.page + "?" + params.toString();
+  }
+
   const since = $("since");
   if (since) {
     const start = new Date(Date.now() - data.session_hours * 3600 * 1000);
     start.setMinutes(start.getMinutes() - start.getTimezoneOffset());
     since.value = start.toISOString().slice(0, 16);
-    for (const id of ["since", "runs", "minutes"]) $(id).addEventListener("change", () => connect(false));
+    for (const id of ["since", "runs", "minutes"]) $(id).addEventListener("change", () => { projectorLink(); connect(false); });
   }
+  projectorLink();
   setState("connecting", "Connecting…");
   connect(false);
 })();
