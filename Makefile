@@ -74,7 +74,7 @@ venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) start.py install --venv $(VENV) $(TORCH_FLAG)
 
-# Grading runs learners' code in bubblewrap (autograder/grading/sandbox.py). Installed here with
+# Grading runs learners' code in bubblewrap (autograder/grading/run/sandbox.py). Installed here with
 # apt-get where that is possible (Debian-like, as root); otherwise `autograder grade` says how.
 sandbox-tool:
 	@command -v bwrap >/dev/null 2>&1 || { \
@@ -162,16 +162,16 @@ progress: $(STAMP)
 # pages, manual grading, flags) and its feedback/ as nbgrader's folders; SUBMITTED=dir is the submitted
 # folder (without it, OUT/autograded stands for it: it holds each graded submission and its timestamp.txt).
 # The exchange is nbgrader_config.py's. Learners' notebooks are rendered with the feedback pages'
-# sanitiser (autograder/grading/feedback_page.py): stock formgrader runs a learner's <script> in the
-# instructor's logged-in page. autograder/grading/formgrader-config enables formgrader_extras.py: a direct link
+# sanitiser (autograder/grading/outputs/feedback_page.py): stock formgrader runs a learner's <script> in the
+# instructor's logged-in page. autograder/grading/outputs/formgrader-config enables formgrader_extras.py: a direct link
 # with ?token= to any formgrader page works (nbgrader's pages set the login cookie for their own folder only),
 # and Hangul is drawn with the course's font.
 FORMGRADER_SAFE := --HTMLExporter.sanitize_html=True \
-  --HTMLExporter.filters clean_html=autograder.grading.feedback_page.clean_html \
-  --HTMLExporter.filters strip_files_prefix=autograder.grading.feedback_page.strip_files_prefix_and_sanitise
+  --HTMLExporter.filters clean_html=autograder.grading.outputs.feedback_page.clean_html \
+  --HTMLExporter.filters strip_files_prefix=autograder.grading.outputs.feedback_page.strip_files_prefix_and_sanitise
 formgrader: $(STAMP)
 	mkdir -p exchange
-	JUPYTER_CONFIG_PATH=$(CURDIR)/autograder/grading/formgrader-config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH),) \
+	JUPYTER_CONFIG_PATH=$(CURDIR)/autograder/grading/outputs/formgrader-config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH),) \
 	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/formgrader $(FORMGRADER_SAFE) \
 	  $(if $(GRADED),--CourseDirectory.db_url=sqlite:///$(abspath $(GRADED))/gradebook.db \
 	  --CourseDirectory.autograded_directory=$(abspath $(GRADED))/autograded \

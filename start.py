@@ -103,7 +103,7 @@ def install_plan(venv: Path, build: str, system: str, index_reachable: bool, pyt
             steps.append((f"{TORCH_CPU_INDEX} cannot be reached: the pinned torch from pip's usual index instead "
                           "(from PyPI that is the CUDA build: several GB)", []))
     steps.append(("the pinned packages of requirements.txt", [*pip, "--quiet", "-r", "requirements.txt"]))
-    steps.append(("the course itself (learner_kit, autograder), editable", [*pip, "--quiet", "--no-deps", "-e", "."]))
+    steps.append(("the course itself (learner_kit, sandbox_servers, autograder), editable", [*pip, "--quiet", "--no-deps", "-e", "."]))
     steps.append(("check the install and say which PyTorch build it got", [py, "-c", CHECK]))
     return steps
 

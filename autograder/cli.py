@@ -23,7 +23,7 @@ from autograder.paths import SOLUTIONS
 
 
 def escaped(text):
-    from autograder.grading.report import escaped
+    from autograder.grading.outputs.report import escaped
 
     return escaped(text)
 
@@ -86,8 +86,8 @@ def build_parser():
 def collect_zip_command(args):
     import zipfile
 
-    from autograder.grading.collect_zip import collect, course_notebooks
-    from autograder.grading.lms_export import RosterError, read_roster
+    from autograder.grading.bookkeeping.collect_zip import collect, course_notebooks
+    from autograder.grading.outputs.lms_export import RosterError, read_roster
 
     try:
         roster = read_roster(args.roster)
@@ -132,12 +132,12 @@ ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) a
 def export_with_roster(db_url, out: Path, roster, warn):
     """OUT/gradebook.csv from the gradebook, the roster's columns filled in, and the roster's names entered in
     nbgrader's student table (formgrader's); ``warn`` gets each warning."""
-    from autograder.grading.lms_export import export_gradebook
+    from autograder.grading.outputs.lms_export import export_gradebook
 
     path = export_gradebook(db_url, out / "gradebook.csv", warn=warn, **({"roster": str(roster)} if roster else {}))
     if roster:
-        from autograder.grading.gradebook import name_students
-        from autograder.grading.lms_export import read_roster
+        from autograder.grading.bookkeeping.gradebook import name_students
+        from autograder.grading.outputs.lms_export import read_roster
 
         name_students(db_url, read_roster(roster))
     return path
@@ -145,8 +145,8 @@ def export_with_roster(db_url, out: Path, roster, warn):
 
 def report_command(args):
     """gradebook.csv first (where there is a gradebook), so that its warnings (the roster's) are in the report too."""
-    from autograder.grading.class_report import ReportError, write_report
-    from autograder.grading.config import configured_db_url
+    from autograder.grading.outputs.class_report import ReportError, write_report
+    from autograder.grading.bookkeeping.config import configured_db_url
 
     db_url = args.db_url or configured_db_url()
     if db_url is None and (args.out / "gradebook.db").is_file():
@@ -175,9 +175,9 @@ INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), 
 
 
 def grade_command(args):
-    from autograder.grading.config import Settings, configured_scheduler
-    from autograder.grading.report import grade_table, problem_summary
-    from autograder.grading.runner import GradingError, Interrupted, grade
+    from autograder.grading.bookkeeping.config import Settings, configured_scheduler
+    from autograder.grading.outputs.report import grade_table, problem_summary
+    from autograder.grading.run.runner import GradingError, Interrupted, grade
 
     if args.jobs < 1:
         say("autograder: --jobs must be at least 1")
@@ -186,7 +186,7 @@ def grade_command(args):
         say("autograder: --budget must be at least 1 second")
         return 2
     if args.roster:  # a roster that cannot be used stops the run before anything is graded
-        from autograder.grading.lms_export import RosterError, read_roster
+        from autograder.grading.outputs.lms_export import RosterError, read_roster
 
         try:
             read_roster(args.roster)

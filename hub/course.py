@@ -86,8 +86,8 @@ def configure(c, config_file, edition):
     # formgrader shows learners' notebooks with the feedback pages' sanitiser (as `make formgrader` does).
     c.HTMLExporter.sanitize_html = True
     c.HTMLExporter.filters = {
-        "clean_html": "autograder.grading.feedback_page.clean_html",
-        "strip_files_prefix": "autograder.grading.feedback_page.strip_files_prefix_and_sanitise",
+        "clean_html": "autograder.grading.outputs.feedback_page.clean_html",
+        "strip_files_prefix": "autograder.grading.outputs.feedback_page.strip_files_prefix_and_sanitise",
     }
 
 

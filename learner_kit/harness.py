@@ -105,7 +105,7 @@ class Remote:
     """A unit that lives in another process: `run` and `wrong_kind` ask it rather than call it.
 
     The grader judges a learner's unit from outside the sandbox that runs it (see
-    autograder/grading/judge.py); its stand-in for the unit derives from this class.
+    autograder/grading/run/judge.py); its stand-in for the unit derives from this class.
     """
 
     kind = None  # describe_kind() of the object in the other process

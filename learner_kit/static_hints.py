@@ -9,7 +9,7 @@ text than in the numbers: a comparison written where an assignment was meant
 a name defined nowhere, a value computed and thrown away. This module runs ruff (pinned in
 requirements.txt) on the cell's text and turns each finding into one sentence that names the
 line and its code, never the answer. It is only asked when a check fails (learner_kit.visible,
-autograder/grading/judge.py), and it is quiet: no ruff, a ruff that fails or takes too long,
+autograder/grading/run/judge.py), and it is quiet: no ruff, a ruff that fails or takes too long,
 anything unexpected -> [] and nothing written anywhere (nbgrader zeroes a cell that writes to
 stderr). It imports nothing of the autograder.
 """

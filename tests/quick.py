@@ -19,7 +19,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("learner_kit", "autograder")
+PACKAGES = ("learner_kit", "sandbox_servers", "autograder")
 DURATIONS = ROOT / "build" / "test-durations.json"  # this checkout's own runs
 BASELINE = ROOT / "tests" / "durations.json"  # a clean-clone `make test` on CI's 2 cores, for a checkout with none
 UNKNOWN_S = 30.0  # a test file timed by neither: counted as this long (a browser test as BROWSER_S)

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main as cli
-from autograder.grading.class_report import write_report
-from autograder.grading.lms_export import export_gradebook
+from autograder.grading.outputs.class_report import write_report
+from autograder.grading.outputs.lms_export import export_gradebook
 from learner_kit.messages import CATALOGUE, format_message
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -390,7 +390,8 @@ def test_the_report_command(tmp_path, capsys):
 
 
 def test_a_failing_report_never_loses_the_grades(tmp_path, monkeypatch):
-    from autograder.grading import class_report, runner
+    from autograder.grading.outputs import class_report
+    from autograder.grading.run import runner
 
     out = write_class(tmp_path / "out", submission("ada", "01-attention"))
     monkeypatch.setattr(class_report, "write_report", lambda *a, **k: 1 / 0)
@@ -480,7 +481,7 @@ def test_gradebook_csv_through_nbgrader_export(tmp_path):
     """The same file from `nbgrader export --exporter=...`: the plugin works the usual nbgrader way."""
     db_url = make_gradebook(tmp_path / "gradebook.db")
     export_gradebook(db_url, tmp_path / "in-process.csv")
-    nbgrader = [sys.executable, "-m", "nbgrader", "export", "--exporter=autograder.grading.lms_export.LmsGradebookExport",
+    nbgrader = [sys.executable, "-m", "nbgrader", "export", "--exporter=autograder.grading.outputs.lms_export.LmsGradebookExport",
                 f"--to={tmp_path / 'cli.csv'}", f"--db={db_url}"]
     result = subprocess.run(nbgrader, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -539,8 +540,8 @@ def test_the_title_names_the_course_the_date_and_the_assignments(tmp_path):
     records = submission("ada", "01-attention") + submission("ada", "02-multi-head")
     first = h1(write_report(write_class(out, records)).read_text(encoding="utf-8"))
     assert "Class report" not in first and "The Transformer, written by you" in first  # the course, not the folder
-    from autograder.grading.class_report import course_name
-    from autograder.grading.state import write_state
+    from autograder.grading.outputs.class_report import course_name
+    from autograder.grading.run.state import write_state
 
     write_state(out, type("S", (), {"student": "ada", "assignment": "01-attention"})(), "key", [],
                 timing={"run": "2026-03-14T09:26:53Z", "worker": "w", "started": 1.0, "ended": 2.0, "log": ""})
@@ -577,7 +578,7 @@ def test_the_heatmap_of_a_small_class_reads(tmp_path, size):
     pixels = heatmap_pixels(page)
     dark = (pixels.max(axis=-1) < 0.2).mean()  # black: only the labels' text (a few %), no black block
     assert dark < 0.02, dark  # measured: 0.005 now, 0.06 to 0.12 with the black scale
-    from autograder.grading.class_report import contrast, heatmap_colours, text_colour
+    from autograder.grading.outputs.class_report import contrast, heatmap_colours, text_colour
 
     _, _, colours = heatmap_colours(size)
     assert sorted(colours) == list(range(1, size + 1))  # one colour, and one legend entry, per count
@@ -602,7 +603,7 @@ def test_all_perfect_and_all_zero_classes_say_so(tmp_path):
 
 def test_a_resumed_run_keeps_the_timings_of_every_run(tmp_path):
     """Issue 26 (4): after Ctrl-C and the same command, the timing tables covered the last run only."""
-    from autograder.grading.state import write_state
+    from autograder.grading.run.state import write_state
 
     records = [r for s in ("ada", "bob", "cy") for r in submission(s, "01-attention")]
     out = write_class(tmp_path / "out", records)

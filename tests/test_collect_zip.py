@@ -1,6 +1,6 @@
 """`autograder collect-zip` (issue 36): Canvas's and Moodle's bulk downloads laid out as submitted/, matched to the
 roster; what cannot be matched is named, never guessed; nothing is overwritten. The downloads are built here in
-the shapes the LMSs make (autograder/grading/collect_zip.py says where the shapes come from)."""
+the shapes the LMSs make (autograder/grading/bookkeeping/collect_zip.py says where the shapes come from)."""
 import io
 import json
 import os
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main as cli
-from autograder.grading.collect_zip import identify
-from autograder.grading.layout import find_submissions, misplaced
+from autograder.grading.bookkeeping.collect_zip import identify
+from autograder.grading.bookkeeping.layout import find_submissions, misplaced
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = {a: (ROOT / "course" / a / f"{a}.ipynb").read_text(encoding="utf-8") for a in ("01-attention", "02-multi-head")}
@@ -179,7 +179,7 @@ def test_stock_nbgrader_zip_collect_takes_the_same_matching(tmp_path, roster):
         "smithjohn_12345_678915_02-multi-head.ipynb": notebook("02-multi-head", "jsmith"),  # not this assignment
     })
     nbgrader = Path(sys.executable).parent / "nbgrader"
-    result = subprocess.run([str(nbgrader), "zip_collect", "--collector=autograder.grading.collect_zip.RosterCollector",
+    result = subprocess.run([str(nbgrader), "zip_collect", "--collector=autograder.grading.bookkeeping.collect_zip.RosterCollector",
                              f"--RosterCollector.roster={roster}", f"--CourseDirectory.root={tmp_path / 'course'}",
                              "01-attention"], capture_output=True, text=True, cwd=tmp_path / "course", timeout=300,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})

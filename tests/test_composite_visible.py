@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.combine import combined_records
-from autograder.grading.judge import Verdict
-from autograder.grading.layout import Submission
-from autograder.grading.source import TEST, Cell, SourceNotebook, load_assignment
+from autograder.grading.run.combine import combined_records
+from autograder.grading.run.judge import Verdict
+from autograder.grading.bookkeeping.layout import Submission
+from autograder.grading.bookkeeping.source import TEST, Cell, SourceNotebook, load_assignment
 from autograder.paths import SOLUTIONS
 from tests.test_judge import PRE_NORM_LAYER, WRONG_SPLIT, notebook, serving_judge
 
@@ -133,7 +133,7 @@ def test_a_decisive_verdict_is_not_lowered_by_the_kernels_run_and_a_plain_one_is
 def test_a_part_that_cannot_be_built_costs_no_hidden_cell_of_a_right_composite(part, composite):
     """The blank part (its constructor still raises NotImplementedError) beside a right composite: the hidden checks
     judge the composite again with stand-ins, and the probes that build a fresh one (the Transformer's dropout and
-    Xavier properties) build it from the same stand-ins (learner_kit.probes._fresh), not from the blank part."""
+    Xavier properties) build it from the same stand-ins (sandbox_servers.probes._fresh), not from the blank part."""
     import contextlib
     import inspect
     import io

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from autograder.checks import CheckFailure, check
-from learner_kit import harness, static_hints, wire
+from learner_kit import harness, static_hints
+from sandbox_servers import wire
 from learner_kit.messages import format_message, hint_for_error
 from learner_kit.visible import check_visible, visible_problem
 from tests.test_learner_errors import cell

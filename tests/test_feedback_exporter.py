@@ -1,11 +1,11 @@
-"""The feedback pages' exporter (autograder/grading/feedback_exporter.py) writes what nbconvert's HTMLExporter writes."""
+"""The feedback pages' exporter (autograder/grading/outputs/feedback_exporter.py) writes what nbconvert's HTMLExporter writes."""
 import base64
 
 import nbformat
 from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
 
-from autograder.grading.feedback_exporter import COMPILED, NO_ALT, FeedbackExporter, accessible
+from autograder.grading.outputs.feedback_exporter import COMPILED, NO_ALT, FeedbackExporter, accessible
 from autograder.paths import SOLUTIONS
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(16)).decode()

@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.feedback_page import MATHML, MathBudget, sanitise_html, typeset
-from autograder.grading.scratch import ERROR_OUTPUT
+from autograder.grading.outputs.feedback_page import MATHML, MathBudget, sanitise_html, typeset
+from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT
 from tests.test_feedback_sanitiser import Elements, feedback_page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,7 +197,7 @@ def test_the_page_template_is_used_as_nbgraders_api_runs_it(tmp_path):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
 
-    from autograder.grading.config import FEEDBACK_TEMPLATES, Settings, scratch_config
+    from autograder.grading.bookkeeping.config import FEEDBACK_TEMPLATES, Settings, scratch_config
 
     config = scratch_config(Settings(), tmp_path, "sqlite://")
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
@@ -210,7 +210,7 @@ def test_the_page_template_is_used_as_nbgraders_api_runs_it(tmp_path):
 
 def test_the_fallback_page_speaks_the_submissions_language(tmp_path):
     """Where nbgrader could not write the feedback page, the plain page's own words are in the learner's language."""
-    from autograder.grading.feedback_page import write_fallback
+    from autograder.grading.outputs.feedback_page import write_fallback
 
     record = {"grade_id": "split_heads-visible", "points": 0, "max_points": 1, "feedback": ["[shape] ..."]}
     write_fallback(tmp_path / "ko.html", [record], "learner / 02-multi-head / 02-multi-head", "ko")

@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 
 import nbformat
 
-from autograder.grading.feedback_page import MATHML, sanitise_html
-from autograder.grading.preprocessors import SafeOutputMetadata
+from autograder.grading.outputs.feedback_page import MATHML, sanitise_html
+from autograder.grading.bookkeeping.preprocessors import SafeOutputMetadata
 
 # Each sets window.__pwned (or shows a dialog, loads a page, draws an overlay) if it runs.
 HOSTILE_MARKDOWN = [
@@ -112,7 +112,7 @@ def feedback_page(cells, tmp_path, language="en"):
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.preprocessors import GetGrades
 
-    from autograder.grading.config import Settings, scratch_config
+    from autograder.grading.bookkeeping.config import Settings, scratch_config
 
     config = scratch_config(Settings(), tmp_path, "sqlite://")
     feedback = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)  # sets its template
@@ -153,7 +153,7 @@ def test_the_feedback_page_runs_only_its_own_scripts_and_keeps_honest_markdown(t
 
 
 def test_the_sanitiser_is_the_one_the_grader_configures(tmp_path):
-    from autograder.grading.config import Settings, scratch_config
+    from autograder.grading.bookkeeping.config import Settings, scratch_config
 
     config = scratch_config(Settings(), tmp_path, "sqlite://")
     assert config.HTMLExporter.sanitize_html is True

@@ -46,7 +46,7 @@ def nbgrader_release(source, assignment, scratch):
     """nbgrader's own release of ``assignment`` (generate_assignment in a scratch course): its notebook's path."""
     from nbgrader.apps import NbGraderAPI
 
-    from autograder.grading.config import Settings, scratch_config
+    from autograder.grading.bookkeeping.config import Settings, scratch_config
     from autograder.paths import put_python_scripts_on_path
 
     put_python_scripts_on_path()
@@ -156,7 +156,7 @@ def test_a_changed_automatic_score_under_a_manual_grade_is_marked_for_review(tmp
     """The gradebook writer alone: nbgrader's rule (SaveAutoGrades) when the automatic score changes."""
     from nbgrader.api import Gradebook
 
-    from autograder.grading.gradebook import store_scores
+    from autograder.grading.bookkeeping.gradebook import store_scores
 
     db = _fresh_db(tmp_path)
     record = {"student": "ada", "assignment": "fx-ctrl", "notebook": "fx-ctrl", "grade_id": "add-visible", "points": 1, "max_points": 1}
@@ -171,8 +171,8 @@ def test_a_changed_automatic_score_under_a_manual_grade_is_marked_for_review(tmp
 
 
 def _fresh_db(tmp_path):
-    from autograder.grading.config import Settings
-    from autograder.grading.gradebook import register_assignments
+    from autograder.grading.bookkeeping.config import Settings
+    from autograder.grading.bookkeeping.gradebook import register_assignments
 
     source = write_sources(tmp_path / "source")
     path = tmp_path / "gradebook.db"
@@ -181,8 +181,8 @@ def _fresh_db(tmp_path):
 
 
 def test_a_saved_result_whose_autograded_notebook_is_gone_is_graded_again(tmp_path):
-    from autograder.grading.layout import Submission
-    from autograder.grading.state import autograded_path, read_comments, read_state, write_state
+    from autograder.grading.bookkeeping.layout import Submission
+    from autograder.grading.run.state import autograded_path, read_comments, read_state, write_state
 
     submission = Submission("ada", "fx-ctrl", tmp_path / "submitted" / "ada" / "fx-ctrl")
     kept = autograded_path(tmp_path, "ada", "fx-ctrl", "fx-ctrl")

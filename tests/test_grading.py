@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.judge import WALL_BACKSTOP
-from autograder.grading.state import grader_digest
+from autograder.grading.run.judge import WALL_BACKSTOP
+from autograder.grading.run.state import grader_digest
 from tests.fixtures.grading_course import DAEMON_TAG, STUDENTS, write_sources, write_submissions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def course(tmp_path_factory):
 
 def process_caps():
     """The pids cgroups of this test run's sandboxes (sandbox.ProcessCap, named with RUN_TAG) that exist now."""
-    from autograder.grading import sandbox
+    from autograder.grading.run import sandbox
 
     base = sandbox.PIDS_HIERARCHIES[0]
     mine = f"autograder-{RUN_TAG}-"
@@ -263,7 +263,7 @@ def test_without_the_sandbox_grades_the_same_and_says_so(course, tmp_path):
 
 
 def test_a_fork_bomb_is_capped_and_costs_only_its_own_time(course):
-    from autograder.grading import sandbox
+    from autograder.grading.run import sandbox
 
     assert total(course, "fork-bomb") == 3 and total(course, "fork-bomb", "fx-ctrl") == 2  # its answers are right
     page = (course["base"] / "out" / "feedback" / "fork-bomb" / "fx-attn" / "fx-attn.html").read_text()

@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from autograder.checks.core import devices_to_try
-from autograder.grading.judge import exit_reason
-from autograder.grading.verify import submitted_answers
+from autograder.grading.run.judge import exit_reason
+from autograder.grading.run.verify import submitted_answers
 from autograder.paths import SOLUTIONS
 from learner_kit import harness
 from tests.test_judge import attention_source, notebook, serving_judge, with_answer
@@ -131,7 +131,7 @@ def test_code_that_only_works_on_the_cpu_loses_exactly_the_device_point(judge):
 def test_the_sandbox_gets_the_gpu_nodes_and_nothing_else(monkeypatch, tmp_path):
     """With a GPU, the NVIDIA device nodes, the PCI topology and LD_LIBRARY_PATH's folders, read-only but the
     nodes; without one, none of them. (Tried on a real GPU by tests/test_gpu.py.)"""
-    from autograder.grading import sandbox
+    from autograder.grading.run import sandbox
 
     monkeypatch.setattr(sandbox, "gpu_nodes", lambda: ["/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"])
     monkeypatch.setenv("LD_LIBRARY_PATH", f"{tmp_path}:relative:/no/such/folder")
@@ -150,7 +150,7 @@ def test_memory_shared_by_forks_counts_once():
     import os
     import time
 
-    from learner_kit import processes
+    from sandbox_servers import processes
 
     held = bytearray(64 << 20)  # touched: resident and anonymous in this process, shared by its forks
     children = []

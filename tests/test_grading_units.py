@@ -1,11 +1,11 @@
 """Fast checks of the grading pipeline's pure parts: report validation, min-combination, safe reading."""
 from pathlib import Path
 
-from autograder.grading.combine import combined_records
-from autograder.grading.layout import Submission, read_notebook
-from autograder.grading.source import TEST, Cell, SourceNotebook
-from autograder.grading.judge import graded_call
-from autograder.grading.verify import definitions_only
+from autograder.grading.run.combine import combined_records
+from autograder.grading.bookkeeping.layout import Submission, read_notebook
+from autograder.grading.bookkeeping.source import TEST, Cell, SourceNotebook
+from autograder.grading.run.judge import graded_call
+from autograder.grading.run.verify import definitions_only
 
 GRADED = {"a-visible", "a-hidden-values"}
 
@@ -60,7 +60,7 @@ def test_unreadable_notebooks_are_explained(tmp_path):
 
 
 def test_saved_results_are_reused_only_under_the_same_key(tmp_path):
-    from autograder.grading.state import read_state, write_state
+    from autograder.grading.run.state import read_state, write_state
 
     submission = Submission("s", "01-a", tmp_path)
     write_state(tmp_path, submission, "key-1", [{"points": 1}])
@@ -73,7 +73,7 @@ def test_grading_processes_skip_the_slow_iri_grammar_and_still_validate_notebook
     import sys
 
     script = (
-        "import sys, autograder.grading.runner, nbformat\n"
+        "import sys, autograder.grading.run.runner, nbformat\n"
         "from autograder.paths import SOLUTIONS\n"
         "nb = nbformat.read(next(SOLUTIONS.glob('*/*.ipynb')), as_version=4)\n"
         "nbformat.validate(nb)\n"

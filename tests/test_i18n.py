@@ -10,7 +10,7 @@ from learner_kit import i18n
 from learner_kit.messages import CATALOGUE, EXTRA_IDS, catalogue_of, format_message
 
 ROOT = Path(__file__).resolve().parent.parent
-CODE = [path for folder in ("learner_kit", "autograder", "lab-config") for path in sorted((ROOT / folder).rglob("*.py"))
+CODE = [path for folder in ("learner_kit", "sandbox_servers", "autograder", "lab-config") for path in sorted((ROOT / folder).rglob("*.py"))
         if "locales" not in path.parts]
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 OTHER_LANGUAGES = [lang for lang in i18n.LANGUAGES if lang != i18n.DEFAULT]
@@ -111,7 +111,7 @@ def test_language_is_chosen_in_order(monkeypatch):
 
 def test_the_class_report_recognises_korean_grading_messages():
     """The report sorts notebooks that did not run by fragments of the grader's messages, in both languages."""
-    from autograder.grading import class_report
+    from autograder.grading.outputs import class_report
 
     korean = [text for text in all_translations("ko").values()]
     fragments = ([f for f, _ in class_report.LIMITS] + list(class_report.GRADER_TROUBLE) + list(class_report.NOT_GRADED)

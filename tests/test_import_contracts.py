@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LINT = Path(sys.executable).with_name("lint-imports")
+PACKAGES = ("learner_kit", "sandbox_servers", "autograder")
 
 
 def lint(folder):
@@ -29,20 +30,28 @@ def test_the_code_keeps_every_contract():
 
 @pytest.fixture
 def copy(tmp_path):
-    for package in ("learner_kit", "autograder"):
+    for package in PACKAGES:
         shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "*.pt"))
     shutil.copy(ROOT / ".importlinter", tmp_path)
     return tmp_path
 
 
+LEARNERS = "imports nothing of the sandbox's servers or the grader"  # each contract's name ends so
+SANDBOX = "not the reference, the checks or grading"
+JUDGING = "grading, the checks, the reference"
+GRADING = "nbgrader's bookkeeping, the outputs"
 PLANTED = {
-    "a learner's module imports the checks": (
-        "learner_kit/visible.py", "from autograder.checks import core", ["imports nothing of the grader"]),
-    "the unit server imports the reference": (
-        "learner_kit/unit_server.py", "import autograder.reference",
-        ["imports nothing of the grader", "never imports the reference, the checks or grading"]),
-    "the reference imports grading (upward)": (
-        "autograder/reference.py", "import autograder.grading.runner", ["the checks, the reference"]),  # the layers contract's name ends so
+    "a learner's module imports the checks": ("learner_kit/visible.py", "from autograder.checks import core", [LEARNERS]),
+    "a learner's module imports a sandbox server": ("learner_kit/harness.py", "from sandbox_servers import wire",
+                                                    [LEARNERS]),
+    "the unit server imports the reference": ("sandbox_servers/unit_server.py", "import autograder.reference", [SANDBOX]),
+    "the probes import grading's outputs": ("sandbox_servers/probes.py",
+                                            "from autograder.grading.outputs import report",
+                                            [SANDBOX, JUDGING]),  # and the checks, which use the probes, reach it
+    "the reference imports grading (upward)": ("autograder/reference.py", "import autograder.grading.run.runner",
+                                               [JUDGING]),
+    "nbgrader's bookkeeping imports the run (upward)": ("autograder/grading/bookkeeping/gradebook.py",
+                                                        "from autograder.grading.run import judge", [GRADING]),
 }
 
 

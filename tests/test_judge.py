@@ -1,4 +1,4 @@
-"""The verdict is decided outside the learner's process (autograder/grading/judge.py, verify.py).
+"""The verdict is decided outside the learner's process (autograder/grading/run/judge.py, verify.py).
 
 The learner's code runs in a unit server child and only computes; the checks, the reference
 and the verdict stay in this process.
@@ -8,10 +8,10 @@ import time
 import nbformat
 import pytest
 
-from autograder.grading.config import Settings
-from autograder.grading.judge import WALL_BACKSTOP
-from autograder.grading.verify import Verifier
-from autograder.grading.source import load_assignment
+from autograder.grading.bookkeeping.config import Settings
+from autograder.grading.run.judge import WALL_BACKSTOP
+from autograder.grading.run.verify import Verifier
+from autograder.grading.bookkeeping.source import load_assignment
 from autograder.paths import COURSE, SOLUTIONS, assignment_ids
 from tests.course_files import NO_SCALE_ATTENTION
 
@@ -203,7 +203,7 @@ def test_every_graded_cell_of_the_course_is_decided_outside(assignment):
     """A graded cell the judge does not recognise would run in the learner's process, its verdict theirs."""
     from types import SimpleNamespace
 
-    from autograder.grading.judge import graded_call
+    from autograder.grading.run.judge import graded_call
 
     for cell in notebook(SOLUTIONS, assignment).cells:
         meta = cell.metadata.get("nbgrader", {})

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from autograder.grading.config import Settings
+from autograder.grading.bookkeeping.config import Settings
 from tests.fixtures.grading_course import ISOLATION, write_sources, write_submissions
 from tests.test_grading import grade, points, total
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.layout import find_submissions, read_not_graded, why_not_an_id
+from autograder.grading.bookkeeping.layout import find_submissions, read_not_graded, why_not_an_id
 from tests.fixtures.grading_course import SOURCES, write_sources
 
 GRADED = ["a", "alice", "bob"]
@@ -59,8 +59,8 @@ def test_ids_nbgrader_can_take():
 
 def test_a_run_names_them_in_the_terminal_and_the_report(tmp_path):
     """A run where nothing can be graded (no sandbox needed): the warnings, OUT/logs/not-graded.txt, the report."""
-    from autograder.grading.config import Settings
-    from autograder.grading.runner import grade
+    from autograder.grading.bookkeeping.config import Settings
+    from autograder.grading.run.runner import grade
 
     submitted = tmp_path / "submitted"
     for name in (".hidden", "...", "*"):

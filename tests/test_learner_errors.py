@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from autograder.checks import CheckFailure, aspects_of, check
-from learner_kit import wire
+from sandbox_servers import wire
 from learner_kit.explain import explain_errors
 from learner_kit.visible import visible_problem
 

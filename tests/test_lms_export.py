@@ -5,7 +5,7 @@ import csv
 import pytest
 
 from autograder.cli import main as cli
-from autograder.grading.lms_export import RosterError, export_gradebook, read_roster
+from autograder.grading.outputs.lms_export import RosterError, export_gradebook, read_roster
 from tests.test_class_report import make_gradebook, submission, write_class
 
 # the gradebook of make_gradebook: ada (both assignments), zoë,"x" (01 only), bob (nothing submitted)

@@ -14,7 +14,7 @@ import torch
 
 from autograder import reference
 from autograder.checks import UNITS, CheckFailure, check
-from autograder.grading.judge import _trace
+from autograder.grading.run.judge import _trace
 from learner_kit import harness
 from learner_kit.locate import is_located, locate
 from learner_kit.trace import Recorder

@@ -1,13 +1,13 @@
-"""The notebook's one run (verify.py, learner_kit/unit_server.py, recorded_run.py): what each cell printed and
+"""The notebook's one run (verify.py, sandbox_servers/unit_server.py, recorded_run.py): what each cell printed and
 showed is recorded in the unit server's child and put into nbgrader's graded notebook, never onto a graded cell."""
 import nbformat
 import torch
 
-from autograder.grading.recorded_run import RUN_INDEX, RecordedRun, recorded, shown_outputs, tag_cells
-from autograder.grading.scratch import ERROR_OUTPUT
-from autograder.grading.source import load_notebook
-from autograder.grading.verify import NotebookRun, learner_layout, payload_segments
-from learner_kit import unit_server
+from autograder.grading.bookkeeping.recorded_run import RUN_INDEX, RecordedRun, recorded, shown_outputs, tag_cells
+from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT
+from autograder.grading.bookkeeping.source import load_notebook
+from autograder.grading.run.verify import NotebookRun, learner_layout, payload_segments
+from sandbox_servers import unit_server
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
 

@@ -7,8 +7,8 @@ import re
 
 from fontTools.ttLib import TTFont
 
-from autograder.grading.feedback_page import write_fallback
-from autograder.grading.page_font import FAMILY, with_hangul_font
+from autograder.grading.outputs.feedback_page import write_fallback
+from autograder.grading.outputs.page_font import FAMILY, with_hangul_font
 
 PAGE = ("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body><h1>어텐션 가중치</h1>"
         "<pre># 모양: (B, L, d_k)</pre><p>Latin only here</p><h2>&#54620;&#44397;&#50612;</h2></body></html>")

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # part, where the bug was, is the real one).
 PINNED_GRADER = """
 import sys
-import autograder.grading.state as state
-state.grader_files = lambda: [state.ROOT / "autograder" / "grading" / "state.py"]
+import autograder.grading.run.state as state
+state.grader_files = lambda: [state.ROOT / "autograder" / "grading" / "run" / "state.py"]
 from autograder.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -63,9 +63,9 @@ def runs(tmp_path_factory):
 def test_the_environment_fingerprint_does_not_depend_on_what_was_imported():
     """Importing nbgrader's export plugins put setuptools' vendored packages on sys.path: the same environment
     then had another fingerprint, and a run with --roster regraded everything."""
-    code = ("from autograder.grading.state import environment_fingerprint as f\n"
+    code = ("from autograder.grading.run.state import environment_fingerprint as f\n"
             "before = f()\n"
-            "import autograder.grading.lms_export, nbgrader.plugins, nbgrader.apps.zipcollectapp\n"
+            "import autograder.grading.outputs.lms_export, nbgrader.plugins, nbgrader.apps.zipcollectapp\n"
             "print(before == f())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.stdout.strip() == "True", result.stdout + result.stderr[-2000:]

@@ -20,8 +20,8 @@ import nbformat
 import pytest
 
 from autograder.cli import main as cli
-from autograder.grading.report import problem_summary, submission_line
-from autograder.grading.runner import Progress
+from autograder.grading.outputs.report import problem_summary, submission_line
+from autograder.grading.run.runner import Progress
 from tests.fixtures.grading_course import SOURCES, write_sources, write_submissions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,8 +179,8 @@ def test_without_a_terminal_a_line_per_submission_on_a_terminal_only_the_stopped
 
 def test_every_warning_of_the_run_reaches_the_report(tmp_path, source):
     """A run that grades nothing (no sandbox needed): its terminal warnings are in the report's run section."""
-    from autograder.grading.config import Settings
-    from autograder.grading.runner import NO_SANDBOX_WARNING, grade
+    from autograder.grading.bookkeeping.config import Settings
+    from autograder.grading.run.runner import NO_SANDBOX_WARNING, grade
 
     submitted, out, said = tmp_path / "submitted", tmp_path / "out", []
     (submitted / "ada" / "no-such-assignment").mkdir(parents=True)

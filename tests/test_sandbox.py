@@ -13,10 +13,10 @@ import time
 import nbformat
 import pytest
 
-from autograder.grading import sandbox
-from autograder.grading.config import Settings
-from autograder.grading.source import load_assignment
-from autograder.grading.verify import Verifier
+from autograder.grading.run import sandbox
+from autograder.grading.bookkeeping.config import Settings
+from autograder.grading.bookkeeping.source import load_assignment
+from autograder.grading.run.verify import Verifier
 from autograder.paths import COURSE, ROOT, SOLUTIONS
 
 READ_THE_REFERENCE = f'''
@@ -118,7 +118,7 @@ def test_a_sandbox_runs_at_most_max_processes():
     cap = sandbox.ProcessCap()
     folder = None
     argv = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, '/sandbox/code')\n"
-            "from learner_kit import processes\nprocesses.limit_processes()\n" + FORK_UNTIL_REFUSED]
+            "from sandbox_servers import processes\nprocesses.limit_processes()\n" + FORK_UNTIL_REFUSED]
     try:
         result = subprocess.run(cap.wrap(sandbox.command(argv, {"PATH": "/usr/bin:/bin"})), capture_output=True, text=True, timeout=120)
         folder = cap.folder

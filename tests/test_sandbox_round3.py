@@ -22,9 +22,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading import class_report, report, sandbox
-from autograder.grading.config import Settings
-from autograder.grading.verify import Verifier, submitted_answers
+from autograder.grading.outputs import class_report, report
+from autograder.grading.run import sandbox
+from autograder.grading.bookkeeping.config import Settings
+from autograder.grading.run.verify import Verifier, submitted_answers
 from autograder.paths import SOLUTIONS
 from tests.fixtures.grading_course import SOURCES, replace_answer, write_sources
 from tests.test_sandbox import attention, with_answer
@@ -140,7 +141,7 @@ def test_the_notebooks_cpu_time_is_counted_by_the_kernel():
     script = """
 import os, sys, time
 sys.path.insert(0, "/sandbox/code")
-from learner_kit import processes
+from sandbox_servers import processes
 cgroup = processes.NotebookCgroup.from_arguments(sys.argv)
 read, write = os.pipe()
 pid = os.fork()

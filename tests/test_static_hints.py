@@ -1,7 +1,7 @@
 """Static hints on a failing unit (learner_kit/static_hints.py): what ruff sees in the answer cell, in plain words.
 
 A hint is added only to a failure, by the visible check in the learner's kernel
-(learner_kit/visible.py) and by the grader's judge (autograder/grading/judge.py); it names the
+(learner_kit/visible.py) and by the grader's judge (autograder/grading/run/judge.py); it names the
 line and its code, never the answer, and it is silent when ruff is missing or fails.
 """
 import json
@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder.grading.judge import GradedCall, _static_hints
+from autograder.grading.run.judge import GradedCall, _static_hints
 from learner_kit import static_hints
 from learner_kit.static_hints import INTRO, MAX_HINTS, hints
 from learner_kit.visible import visible_problem
@@ -271,9 +271,9 @@ def test_the_judge_adds_the_hints_of_the_answer_cell_to_a_failure():
 def test_the_judge_outside_the_sandbox_shows_the_comparison_on_each_failure():
     import nbformat
 
-    from autograder.grading.config import Settings
-    from autograder.grading.source import load_assignment
-    from autograder.grading.verify import Verifier
+    from autograder.grading.bookkeeping.config import Settings
+    from autograder.grading.bookkeeping.source import load_assignment
+    from autograder.grading.run.verify import Verifier
 
     submitted = nbformat.read(str(ROOT / "solutions" / "02-multi-head" / "02-multi-head.ipynb"), as_version=4)
     for cell in submitted.cells:

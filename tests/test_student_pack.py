@@ -47,9 +47,11 @@ def test_pack_holds_the_release_notebooks_and_the_learner_kit(pack):
 def test_pack_holds_no_autograder_solutions_or_hidden_tests(pack):
     for path in _files(pack):
         rel = path.relative_to(pack)
-        assert rel.parts[0] not in ("autograder", "solutions", "notebooks"), f"{rel} must not be handed out"
+        assert rel.parts[0] not in ("autograder", "sandbox_servers", "solutions", "notebooks"), f"{rel} must not be handed out"
+        assert path.name not in ("unit_server.py", "kernel_server.py", "probes.py"), f"{rel}: the grader's sandbox side"
         text = path.read_text(errors="ignore")
-        for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "import autograder", "from autograder"):
+        for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "import autograder", "from autograder",
+                       "import sandbox_servers", "from sandbox_servers"):
             assert marker not in text, f"{rel} contains {marker!r}"
 
 

@@ -1,4 +1,4 @@
-"""A reply from the unit server is the learner's to forge: learner_kit.wire.decode_reply takes only plain data.
+"""A reply from the unit server is the learner's to forge: sandbox_servers.wire.decode_reply takes only plain data.
 
 Each hostile payload below is made the way the child makes its replies (wire.encode_reply, torch.save),
 or by hand where torch.save would not write it; decode_reply must refuse it quickly (wire.ChannelClosed,
@@ -16,8 +16,9 @@ import pytest
 import torch
 from torch import nn
 
-from learner_kit import harness, wire
-from learner_kit.unit_server import Child
+from learner_kit import harness
+from sandbox_servers import wire
+from sandbox_servers.unit_server import Child
 
 
 def refused(payload, within_s=1.0):
@@ -345,7 +346,7 @@ _honest = scaled_dot_product_attention
 
 @functools.wraps(_honest)
 def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
-    wire = sys.modules["learner_kit.wire"]  # patched at call time: the child puts back what a cell replaces
+    wire = sys.modules["sandbox_servers.wire"]  # patched at call time: the child puts back what a cell replaces
     if not getattr(wire, "forged", False):
         encode = wire.encode_reply
         wire.encode_reply = lambda reply: encode(_forge(reply) if "outputs" in reply else reply)
@@ -362,8 +363,8 @@ FORGERIES = {
 
 @pytest.fixture(scope="module")
 def verifier():
-    from autograder.grading.config import Settings
-    from autograder.grading.verify import Verifier
+    from autograder.grading.bookkeeping.config import Settings
+    from autograder.grading.run.verify import Verifier
 
     # the wire is tested, not the sandbox
     judge = Verifier(Settings(notebook_budget_s=20, sandbox=False), cell_timeout=10)
@@ -384,7 +385,7 @@ def attention_notebook(answer=None):
 
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_a_forged_reply_costs_its_notebook_and_nothing_more(verifier, forgery):
-    from autograder.grading.source import load_assignment
+    from autograder.grading.bookkeeping.source import load_assignment
     from autograder.paths import SOLUTIONS
 
     source = load_assignment(SOLUTIONS, "01-attention")[0]

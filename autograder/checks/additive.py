@@ -24,7 +24,8 @@ from functools import partial
 import torch
 
 from autograder import reference
-from learner_kit import harness, probes
+from learner_kit import harness
+from sandbox_servers import probes
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
 

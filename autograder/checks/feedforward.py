@@ -11,7 +11,8 @@ mode); the dropout, set to drop everything, leaves w_2's bias; at p = 0.5 it sca
 import torch
 
 from autograder import reference
-from learner_kit import harness, probes
+from learner_kit import harness
+from sandbox_servers import probes
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
 

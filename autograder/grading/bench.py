@@ -28,9 +28,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.config import Settings
-from autograder.grading.gradebook import build_template
-from autograder.grading.source import load_assignment
+from autograder.grading.bookkeeping.config import Settings
+from autograder.grading.bookkeeping.gradebook import build_template
+from autograder.grading.bookkeeping.source import load_assignment
 from autograder.paths import ROOT, SOLUTIONS, assignment_ids, put_python_scripts_on_path
 
 ENDLESS = "def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):\n    while True:\n        pass\n"

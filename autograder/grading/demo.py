@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.report import grade_table
-from autograder.grading.source import nbgrader_meta
+from autograder.grading.outputs.report import grade_table
+from autograder.grading.bookkeeping.source import nbgrader_meta
 from autograder.paths import COURSE, ROOT, SOLUTIONS, assignment_ids
 
 # student: (assignment, text in an answer cell, replacement)

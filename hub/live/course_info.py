@@ -4,7 +4,7 @@ notebook's section above the unit's answer cell, in each edition), and the class
 import json
 
 from autograder.course import GRADED_UNITS
-from autograder.grading.class_report import Teaching, catalogue
+from autograder.grading.outputs.class_report import Teaching, catalogue
 from autograder.paths import edition_root
 from learner_kit.messages import catalogue_of
 

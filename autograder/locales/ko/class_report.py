@@ -1,4 +1,4 @@
-"""Korean of the class report's and the LMS export's sentences (autograder/grading/class_report.py, lms_export.py)."""
+"""Korean of the class report's and the LMS export's sentences (autograder/grading/outputs/class_report.py, lms_export.py)."""
 TRANSLATIONS = {
     # class_report.py
     "Open the notebook in JupyterLab and go to the section named here (its table of contents lists the sections); "

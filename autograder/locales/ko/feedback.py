@@ -1,4 +1,4 @@
-"""Korean of the feedback page's own sentences (autograder/grading/preprocessors.py) and words
+"""Korean of the feedback page's own sentences (autograder/grading/bookkeeping/preprocessors.py) and words
 (autograder/grading/feedback_page.page_words: nbgrader's feedback template in the notebook's language)."""
 TRANSLATIONS = {
     "See above, at {aspect}: the same mistake.": "위의 {aspect} 항목을 보세요. 같은 실수입니다.",

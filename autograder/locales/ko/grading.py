@@ -1,4 +1,4 @@
-"""Korean of the grader's own sentences about a submission (autograder/grading/verify.py, combine.py).
+"""Korean of the grader's own sentences about a submission (autograder/grading/run/verify.py, combine.py).
 
 The class report finds what stopped a notebook by fragments of these messages in both languages
 (class_report.LIMITS, GRADER_TROUBLE): keep the fragments it lists when you edit them.

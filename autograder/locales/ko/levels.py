@@ -1,5 +1,5 @@
 """Korean of the sentences about the two levels (autograder/levels.py) in the grader's outputs
-(autograder/grading/class_report.py's levels table)."""
+(autograder/grading/outputs/class_report.py's levels table)."""
 TRANSLATIONS = {
     "none": "없음",
     "Every submission was at the guided level.": "모든 제출물이 안내 단계였습니다.",
