@@ -89,8 +89,8 @@ def dependencies(test_files, graph):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default=os.environ.get("QUICK_BASE", "HEAD"), help="compare with this commit")
-    parser.add_argument("--budget", type=float, default=float(os.environ.get("QUICK_BUDGET_S", 170)),
-                        help="seconds of recorded test time per worker to run (default 170)")
+    parser.add_argument("--budget", type=float, default=float(os.environ.get("QUICK_BUDGET_S", 140)),
+                        help="seconds of recorded test time per worker to run (default 140: about 3 minutes with start-up)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dry-run", action="store_true", help="say what would run")
     args = parser.parse_args(argv)
