@@ -9,12 +9,11 @@ import threading
 import time
 import urllib.request
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.serving import free_port
+from tests.serving import JSONHandler, ThreadedServer, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 HUB_PYTHON = REPO / ".venv" / "hub-python" / "bin" / "python"
@@ -26,7 +25,7 @@ def token_of(name):
     return f"token-of-{name}"
 
 
-class FakeHub:
+class FakeHub(ThreadedServer):
     """GET /hub/api/user: the model of the token's owner (403 for an unknown token, as the hub answers)."""
 
     def __init__(self, users):
@@ -34,7 +33,7 @@ class FakeHub:
         self.asked = 0
         hub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             def do_GET(self):
                 hub.asked += 1
                 token = self.headers.get("Authorization", "").removeprefix("token ").strip()
@@ -43,23 +42,10 @@ class FakeHub:
                     self.send_response(403)
                     self.end_headers()
                     return
-                body = json.dumps(model).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.send_json(200, model)
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hub/api"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = f"http://127.0.0.1:{self.port}/hub/api"
 
 
 def student(name):

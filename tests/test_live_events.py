@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import nbformat
@@ -18,7 +17,7 @@ import pytest
 
 from learner_kit import live
 from learner_kit.messages import CATALOGUE
-from tests.serving import free_port
+from tests.serving import JSONHandler, ThreadedServer, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_PATH = "/services/class-live/"
@@ -29,14 +28,14 @@ HUB_ONLY = (live.URL_VARIABLE, live.TOKEN_VARIABLE, live.SWITCH_VARIABLE, "JPY_S
             "XDG_CONFIG_HOME")
 
 
-class Service:
+class Service(ThreadedServer):
     """Stands in for the class-live service: records every request; answers `failures` 503s first, then 200."""
 
     def __init__(self, port=None, failures=0):
         self.requests, self.failures, self.lock = [], failures, threading.Lock()
         service = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 with service.lock:
@@ -44,27 +43,14 @@ class Service:
                     service.failures -= status == 503
                     service.requests.append({"path": self.path, "authorization": self.headers.get("Authorization"),
                                              "body": body, "status": status})
-                answer = json.dumps({"stored": body.get("event_id")} if status == 200 else {}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
+                self.send_json(status, {"stored": body.get("event_id")} if status == 200 else {})
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port or 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{SERVICE_PATH}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__init__(Handler, port or 0)
+        self.url = f"http://127.0.0.1:{self.port}{SERVICE_PATH}"
 
     def stored(self):
         with self.lock:
             return [r["body"] for r in self.requests if r["status"] == 200]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -298,23 +284,18 @@ def test_the_queue_is_bounded_and_reporting_never_raises(monkeypatch):
 def test_refusals_drop_the_event_and_the_courses_end_stops_sending():
     answers = iter([400, 401, 410])
 
-    class Refusing(BaseHTTPRequestHandler):
+    class Refusing(JSONHandler):
         def do_POST(self):
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
             self.send_response(next(answers))
             self.end_headers()
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    server = ThreadedServer(Refusing)
     try:
+        url = f"http://127.0.0.1:{server.port}/"
         assert [live.post(url, TOKEN, {}) for _ in range(3)] == ["refused", "refused", "ended"]
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()
 
 
 def test_the_progress_table_reports_nothing(service, tmp_path):
