@@ -1,9 +1,14 @@
 """Settings for every test run.
 
 Under pytest-xdist (`make test`, `--dist loadfile`: each test file on one worker, so its module fixtures
-start once), each worker's PyTorch uses one thread: the workers already share the cores.
+start once), each worker's PyTorch uses one thread: the workers already share the cores; and the test files
+run longest first (by tests/durations.json), so that no long file starts last while the other worker waits.
 """
+import json
 import os
+from pathlib import Path
+
+BASELINE = Path(__file__).resolve().parent / "durations.json"  # seconds per test file, from a clean-clone run
 
 
 def pytest_configure(config):
@@ -11,6 +16,21 @@ def pytest_configure(config):
         import torch
 
         torch.set_num_threads(1)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Under xdist, each file's tests together, the files in descending recorded time (a new file last); every
+    worker sorts the same way, from the same committed file, so their collections agree."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    try:
+        seconds = json.loads(BASELINE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    first_seen = {}
+    for index, item in enumerate(items):
+        first_seen.setdefault(item.nodeid.split("::", 1)[0], index)
+    items.sort(key=lambda item: (-seconds.get(item.nodeid.split("::", 1)[0], 0.0), first_seen[item.nodeid.split("::", 1)[0]]))
 
 
 # How long each test file took (setup, call and teardown of its tests), for `make test-quick`'s budget
@@ -26,9 +46,6 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session):
     if os.environ.get("PYTEST_XDIST_WORKER") or not _SECONDS_PER_FILE:
         return
-    import json
-    from pathlib import Path
-
     target = Path(session.config.rootpath) / "build" / "test-durations.json"
     try:
         known = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}

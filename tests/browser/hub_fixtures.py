@@ -248,17 +248,24 @@ def open_terminal(hub, person):
 
 
 def run_in_terminal(hub, person, name, script, timeout=300):
-    """Type ``script`` (one shell line) into a new terminal of ``person``; its exit status and output.
+    """Run ``script`` (one shell line) in a new terminal of ``person``; its exit status and output.
 
-    The output also goes to a file in the person's home, which the test (root) reads back; the terminal
-    shows its last lines for the screenshot.
+    The script is written to a file in the person's home (theirs, mode 0600) and the terminal is given one short
+    line that runs it: xterm.js takes typed keys one at a time, so typing a long script took a minute. The output
+    also goes to a file in the home, which the test (root) reads back; the terminal shows its last lines for the
+    screenshot.
     """
     page = open_terminal(hub, person)
+    script_file = person.home / f".hub-step-{name}.sh"
     log, status = person.home / f".hub-step-{name}.log", person.home / f".hub-step-{name}.status"
     for old in (log, status):
         old.unlink(missing_ok=True)
+    script_file.write_text(script + "\n", encoding="utf-8")
+    owner = pwd.getpwnam(person.name)
+    os.chown(script_file, owner.pw_uid, owner.pw_gid)
+    script_file.chmod(0o600)
     page.locator(".jp-Terminal .xterm").last.click()
-    page.keyboard.type(f"( {script} ) > ~/{log.name} 2>&1; echo $? > ~/{status.name}; tail -n 30 ~/{log.name}\n")
+    page.keyboard.type(f"bash ~/{script_file.name} > ~/{log.name} 2>&1; echo $? > ~/{status.name}; tail -n 30 ~/{log.name}\n")
     deadline = time.monotonic() + timeout
     while not (status.is_file() and status.read_text().strip()):
         if time.monotonic() > deadline:
