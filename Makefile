@@ -179,7 +179,16 @@ formgrader: $(STAMP)
 	  $(if $(or $(SUBMITTED),$(GRADED)),--CourseDirectory.submitted_directory=$(abspath $(or $(SUBMITTED),$(GRADED)/autograded)),) \
 	  $(FORMGRADER_ARGS)
 
-test: test-unit test-notebooks
+# The unit tests and nbval at once: nbval (about 8 minutes of CPU on 2 cores) at a low priority (nice), so that it
+# runs in the unit tests' waits (on budgets, servers, the browser) and hardly slows them; its log is printed after
+# theirs. `make test-unit` and `make test-notebooks` run each alone.
+test: $(STAMP) sandbox-tool browser-tool hub-tool
+	@mkdir -p build; \
+	nice -n 10 $(MAKE) --no-print-directory test-notebooks > build/nbval.log 2>&1 & notebooks=$$!; \
+	$(MAKE) --no-print-directory test-unit; unit=$$?; \
+	wait $$notebooks; nbval=$$?; echo "---- nbval (build/nbval.log) ----"; cat build/nbval.log; \
+	echo "make test: unit tests $$( [ $$unit -eq 0 ] && echo passed || echo FAILED ), nbval $$( [ $$nbval -eq 0 ] && echo passed || echo FAILED )"; \
+	test $$unit -eq 0 -a $$nbval -eq 0
 
 # The inner loop (tests/quick.py): the test files that import what changed since QUICK_BASE (default HEAD: your
 # uncommitted work; the last commit when there is none), quickest first, within about 3 minutes on 2 workers by
