@@ -29,8 +29,12 @@ def pytest_collection_modifyitems(session, config, items):
         return
     first_seen = {}
     for index, item in enumerate(items):
-        first_seen.setdefault(item.nodeid.split("::", 1)[0], index)
-    items.sort(key=lambda item: (-seconds.get(item.nodeid.split("::", 1)[0], 0.0), first_seen[item.nodeid.split("::", 1)[0]]))
+        first_seen.setdefault(_test_file(item.nodeid), index)
+    items.sort(key=lambda item: (-seconds.get(_test_file(item.nodeid), 0.0), first_seen[_test_file(item.nodeid)]))
+
+
+def _test_file(nodeid):
+    return nodeid.split("::", 1)[0]
 
 
 # How long each test file took (setup, call and teardown of its tests), for `make test-quick`'s budget
@@ -39,7 +43,7 @@ _SECONDS_PER_FILE = {}
 
 
 def pytest_runtest_logreport(report):
-    path = report.nodeid.split("::", 1)[0]
+    path = _test_file(report.nodeid)
     _SECONDS_PER_FILE[path] = _SECONDS_PER_FILE.get(path, 0.0) + report.duration
 
 

@@ -15,9 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from tests.fixtures.grading_course import write_sources, write_submissions
+from tests.fixtures.grading_course import _with_answer, write_sources, write_submissions
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASS = ["perfect", "mistake", "cheat-transformer", "os-exit", "flood", "sleeper"]
@@ -55,10 +56,6 @@ LOOP = "def scaled_scores(q, k):\n    while True:\n        pass\n"
 @pytest.fixture(scope="module")
 def two_workers(course):
     """The class and one more student, whose answer loops, graded on two local workers: its stderr, its wall time."""
-    import nbformat
-
-    from tests.fixtures.grading_course import _with_answer
-
     submitted = course["base"] / "submitted-two"  # the class's own folder stays as it is, for the external cluster
     shutil.copytree(course["submitted"], submitted)
     loop = submitted / "a-loop" / "fx-attn"
