@@ -134,3 +134,18 @@ def test_a_specific_check_keeps_an_id_the_stored_mistakes_confirm():
     with pytest.raises(AssertionError) as failure:
         check_visible("make_subsequent_mask", transposed, no_future_key)
     assert str(failure.value).startswith("[mask-causal-transposed]")
+
+
+def test_each_load_of_a_fingerprint_is_a_copy_of_its_own():
+    """The fingerprints are read once per process (visible.load keeps them); a change to one load's tensors, as a
+    learner's in-place operation on a replayed mask would make, reaches no later load."""
+    from learner_kit.visible import load
+
+    first = load("make_tgt_mask")
+    before = [case["inputs"]["tokens"].clone() for case in first["cases"]]
+    for case in first["cases"]:
+        case["inputs"]["tokens"].fill_(7)
+    first["cases"].clear()
+    second = load("make_tgt_mask")
+    assert [case["inputs"]["tokens"] for case in second["cases"]] != [] and all(
+        torch.equal(case["inputs"]["tokens"], old) for case, old in zip(second["cases"], before, strict=True))
