@@ -4,6 +4,7 @@ loses nothing acknowledged. The service runs as the hub runs it (its Python, a s
 for the hub's API (tests/live_fixtures.py); the real OAuth login is tests/browser/test_hub_live.py's."""
 import datetime as dt
 import json
+import signal
 import sqlite3
 import sys
 import urllib.request
@@ -259,6 +260,28 @@ def test_a_restart_loses_nothing_acknowledged_and_the_stream_resumes_without_a_g
         assert [data["event_id"] for _, data in stream.runs] == acknowledged
         assert seqs == list(range(seqs[0], seqs[0] + 30)) and stream.connects >= 2
         assert stream.wait_for(lambda s: s.views[-1]["events"] == 30)  # rebuilt from the database after the restart
+    finally:
+        stream.stop()
+        running.kill()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_the_hubs_stop_signal_stops_it_at_once_even_with_sigint_ignored(hub, tmp_path, stop):
+    """The hub stops a service with SIGINT, then waits 30 s before SIGTERM. A hub started in the background (`make
+    hub &`, a script, a CI job) hands its children SIGINT ignored, which Python keeps; the service must stop anyway,
+    with its stream open, and say so."""
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the service, as from a background hub
+    try:
+        running = Service(tmp_path, hub, STUDENTS)
+    finally:
+        signal.signal(signal.SIGINT, ignored)
+    stream = Stream(running.url, token_of("teacher"))
+    try:
+        assert stream.wait_for(lambda s: s.views)
+        assert post(running.url, new_event(), token_of("alice"))[0] == 200
+        running.process.send_signal(stop)
+        assert running.process.wait(timeout=10) == 0
+        assert "stopping" in running.log.read_text()
     finally:
         stream.stop()
         running.kill()

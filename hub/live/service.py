@@ -3,6 +3,7 @@ c.JupyterHub.services; `python -m live.service` in hub/, with the hub's environm
 TRANSFORMER_HUB_DIR, TRANSFORMER_HUB_CLASS, TRANSFORMER_LIVE_DB, TRANSFORMER_LIVE_END, TRANSFORMER_LIVE_KEEP)."""
 import asyncio
 import logging
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -93,7 +94,20 @@ async def main():
     log.info("listening on %s:%d%s (%d students, %s, events %s)", host, settings.port, settings.prefix,
              len(live.roster), store.engine.url.render_as_string(hide_password=True),
              f"kept until {settings.end}" if settings.end else "kept (no TRANSFORMER_LIVE_END)")
-    await asyncio.Event().wait()
+    await stop_signal()
+    log.info("stopping")
+
+
+async def stop_signal():
+    """Returns at the first SIGINT or SIGTERM. The hub stops its services with SIGINT, then SIGTERM after 30 s
+    (its Spawner.interrupt_timeout). Handlers of our own, because Python leaves SIGINT ignored in a process that
+    inherited it so: a hub started in the background (`make hub &`, a script, a CI job) would otherwise wait those
+    30 s for this service at every stop, and a supervisor that gives up sooner leaves it running."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
 
 
 if __name__ == "__main__":
