@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import psutil
 import pytest
 
 from tests.browser.jupyter_servers import (
@@ -119,10 +120,13 @@ class Hub:
         return self
 
     def stop(self):
-        """SIGINT to JupyterHub (it stops the users' servers: cleanup_servers), then what is left of the group."""
+        """SIGINT to JupyterHub (it stops its services, the proxy and the users' servers), then what is left of the
+        group, and of the processes the hub started in sessions of their own: none should be, and none may outlive
+        the test (a user's server left running holds its port and the user's files)."""
         if self.process is None:
             return
         group = self.process.pid
+        started = psutil.Process(group).children(recursive=True)
         _signal_group(group, signal.SIGINT)
         deadline = time.monotonic() + 30
         while _signal_group(group, 0) and time.monotonic() < deadline:
@@ -130,6 +134,11 @@ class Hub:
             time.sleep(0.3)
         _signal_group(group, signal.SIGKILL)
         self.process.wait(timeout=10)
+        for process in started:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        self.times["hub stop (Ctrl-C until the hub and its processes are gone), s"] = \
+            round(time.monotonic() - deadline + 30, 1)
         self.process = None
         self.output.close()
 
