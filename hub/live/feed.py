@@ -42,7 +42,8 @@ class Feed:
     async def _run(self):
         while True:
             try:
-                await asyncio.wait_for(self.woken.wait(), POLL)
+                async with asyncio.timeout(POLL):  # not wait_for: in 3.11 it can swallow a cancellation (the stop)
+                    await self.woken.wait()
             except TimeoutError:
                 pass
             self.woken.clear()

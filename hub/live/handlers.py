@@ -167,7 +167,8 @@ class StreamHandler(InstructorOnly):
             while True:
                 wait = max(0.0, sent + VIEW_EVERY - time.monotonic()) if pending else KEEP_ALIVE
                 try:
-                    batches = [await asyncio.wait_for(queue.get(), wait)]
+                    async with asyncio.timeout(wait):  # not wait_for: in 3.11 it can swallow a cancellation
+                        batches = [await queue.get()]
                 except TimeoutError:
                     batches = []
                     if not pending:

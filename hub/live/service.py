@@ -3,7 +3,9 @@ c.JupyterHub.services; `python -m live.service` in hub/, with the hub's environm
 TRANSFORMER_HUB_DIR, TRANSFORMER_HUB_CLASS, TRANSFORMER_LIVE_DB, TRANSFORMER_LIVE_END, TRANSFORMER_LIVE_KEEP)."""
 import asyncio
 import logging
+import os
 import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -22,6 +24,7 @@ from live.writer import Writer
 
 HERE = Path(__file__).resolve().parent
 RETENTION_CHECK = 3600  # seconds between checks of the course's end date
+STOP_GRACE_S = 10  # seconds a stop may take before the process just exits
 log = logging.getLogger("class-live")
 
 
@@ -108,6 +111,11 @@ async def stop_signal():
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
+    # What follows is graceful (the tasks cancelled, the database's threads joined); should it ever hang, it is cut
+    # short, as SIGKILL would: an event is acknowledged only once committed, so nothing acknowledged is lost.
+    cut_short = threading.Timer(STOP_GRACE_S, os._exit, args=(1,))
+    cut_short.daemon = True
+    cut_short.start()
 
 
 if __name__ == "__main__":
