@@ -181,8 +181,8 @@ formgrader: $(STAMP)
 
 # The unit tests and nbval at once, nbval at a low priority (nice) so that it takes the unit tests' waits (on
 # budgets, servers, the browser) first; its log is printed after theirs. From a clean clone on 2 cores both took
-# 27 min 13 s together, against 25 min 22 s and then 4 min 25 s one after the other. `make test-unit` and
-# `make test-notebooks` run each alone. nbval runs in a session of its own (setsid), stopped with the unit tests
+# 21 min 9 s together (nbval's two runs, beside the unit tests, 3 min 53 s and 4 min 30 s). `make test-unit` and `make test-notebooks`
+# run each alone. nbval runs in a session of its own (setsid), stopped with the unit tests
 # at Ctrl-C: a job put in the background by a shell ignores Ctrl-C, and ran on for minutes after make had stopped.
 test: $(STAMP) sandbox-tool browser-tool hub-tool
 	@mkdir -p build; \
