@@ -291,7 +291,7 @@ def load(unit_name):
     code changing a replayed mask in place) reaches the next check.
 
     The file is read once per process and kept (keyed by its size and time, so a rebuilt fingerprint is read again):
-    torch.load's weights-only unpickler, written in Python, takes 3-4 times as long as the copy (0.19 s against
+    torch.load's weights-only unpickler, written in Python, takes 2-4 times as long as the copy (0.15 s against
     0.06 s for the largest), and the grader's workers check the same units for every submission.
     """
     source = fingerprint_file(unit_name)

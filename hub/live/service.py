@@ -102,7 +102,8 @@ async def main():
 
 
 async def stop_signal():
-    """Returns at the first SIGINT or SIGTERM. The hub stops its services with SIGINT, then SIGTERM after 30 s
+    """Returns at the first SIGINT or SIGTERM, leaving the stop STOP_GRACE_S seconds before the process exits
+    anyway. The hub stops its services with SIGINT, then SIGTERM after 30 s
     (its Spawner.interrupt_timeout). Handlers of our own, because Python leaves SIGINT ignored in a process that
     inherited it so: a hub started in the background (`make hub &`, a script, a CI job) would otherwise wait those
     30 s for this service at every stop, and a supervisor that gives up sooner leaves it running."""
