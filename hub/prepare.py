@@ -2,11 +2,12 @@
 
     python hub/prepare.py --dir /srv/transformer-hub --class /srv/transformer-hub/class.json
 
-- The hub's folder (its database and cookie secret: root's only) and nbgrader's exchange in it,
-  writable by everyone as nbgrader requires (each course's inbound lets a student drop a submission
-  but list nothing; its feedback lets a student read only the page whose name their own submission's
-  secret gives).
-- The class file, copied from hub/class.example.json the first time.
+- The hub's folder: everything in it root's only (JupyterHub's database and cookie secret, the live
+  view's events), but nbgrader's exchange, laid out by root (hub/exchange.py): each edition's course
+  entered only by its students and the instructors, released by instructors only, its inbound taking
+  a student's submission but listing nothing, its feedback opening only the page whose name the
+  student's own submission's secret gives; no student may create, rename or replace a course.
+- The class file, copied from hub/class.example.json the first time; root's only.
 - The instructors' group, and the course's instructor-only folders closed to everyone else: the
   students' servers run from this repository's .venv and learner_kit/, so everything else that holds an
   answer (solutions/ of each edition and level, notebooks/, autograder/ with the reference and the
@@ -24,8 +25,18 @@ from pathlib import Path
 
 HUB = Path(__file__).resolve().parent
 REPO = HUB.parent
+sys.path.insert(0, str(HUB))
+import course  # noqa: E402
+from exchange import prepare as prepare_exchange  # noqa: E402
 # What the students' servers read: the venv, the learner's package and lab, the hub's configs, the releases.
 LEARNERS_READ = {".venv", "learner_kit", "lab-config", "hub", "course", "ko", "challenge", "transformer_course.egg-info"}
+# The hub's state that its programs create in its folder: made root's only before they start (the proxy's pid file,
+# which JupyterHub writes anew at each start, lies in run/, a folder of root's only: hub/jupyterhub_config.py).
+STATE_FILES = ["jupyterhub.sqlite", "class-live.sqlite"]
+STATE_FOLDERS = ["run"]
+# What every user reaches in the hub's folder: nbgrader's exchange, and the live view's sockets (hub/live/sockets.py:
+# a folder only root may write; learners' kernels post to the socket in it).
+SHARED = ["exchange", "class-live"]
 # Folders inside those that hold answers.
 INSIDE = ["ko/solutions", "challenge/solutions", "challenge/ko/solutions"]
 
@@ -48,6 +59,24 @@ def closed_on_the_way(venv_python):
     return sorted(closed)
 
 
+def hub_state_private(hub_dir):
+    """Everything in the hub's folder but SHARED (JupyterHub's database and cookie secret, the live view's events,
+    the proxy's pid) readable by root only; the databases made before their programs start, so that SQLite creates
+    them, and its journals, with that mode. Returns the names."""
+    for name in STATE_FILES:
+        path = hub_dir / name
+        if not path.exists():
+            path.touch(mode=0o600)
+    for name in STATE_FOLDERS:
+        (hub_dir / name).mkdir(mode=0o700, exist_ok=True)
+    private = []
+    for path in sorted(hub_dir.iterdir()):
+        if path.name not in SHARED and not path.is_symlink():
+            path.chmod(path.stat().st_mode & 0o700)
+            private.append(path.name)
+    return private
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, required=True, help="the hub's folder")
@@ -64,15 +93,18 @@ def main(argv=None):
                  ". Put the course where every user can enter (e.g. under /srv or /opt), or let them enter (chmod o+x).")
     hub_dir = args.dir.resolve()
     hub_dir.mkdir(parents=True, exist_ok=True)
-    hub_dir.chmod(0o711)
+    hub_dir.chmod(0o711)  # every user passes through to the exchange; nothing else in it is theirs to read
     exchange = hub_dir / "exchange"
-    exchange.mkdir(exist_ok=True)
-    exchange.chmod(0o777)
+    strangers = prepare_exchange(exchange, [course.course_id(e) for e in course.EDITIONS], args.group)
+    if strangers:
+        print(f"hub: {exchange} holds folders that are no course of the class (left as they are): {', '.join(strangers)}")
+    private = hub_state_private(hub_dir)
     if not args.class_file.is_file():
         args.class_file.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(HUB / "class.example.json", args.class_file)
         print(f"hub: the class is {args.class_file} (a copy of hub/class.example.json): edit it, with the machine's user names")
     json.loads(args.class_file.read_text(encoding="utf-8"))  # a broken file fails here, not in the hub
+    args.class_file.chmod(args.class_file.stat().st_mode & 0o700)  # who is in the class is the hub's to know
     try:
         gid = grp.getgrnam(args.group).gr_gid
     except KeyError:
@@ -83,7 +115,8 @@ def main(argv=None):
         os.chown(path, -1, gid)  # the owner keeps the folder
         path.chmod(0o750)
         closed.append(str(path.relative_to(REPO)))
-    print(f"hub: {hub_dir} (exchange {exchange}); readable by root and the group {args.group} only: {', '.join(closed)}")
+    print(f"hub: {hub_dir} (exchange {exchange}); root's only: {', '.join(private)}; readable by root and the group "
+          f"{args.group} only: {', '.join(closed)}")
 
 
 if __name__ == "__main__":
