@@ -101,15 +101,15 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     run = ForkedExecute if settings.kernel_run else RecordedRun
     config.Autograde.autograde_preprocessors = [run if step is Execute else step for step in steps]
     # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
-    # open: outputs capped in bytes, and the learner's HTML and JavaScript sanitised (no <script> runs)
-    # in outputs, Markdown and raw cells alike (feedback_page.py says why both filters are replaced).
+    # open: outputs capped in bytes, images (attachments too) in bytes and pixels, and the learner's HTML and
+    # JavaScript sanitised (no <script> runs) in outputs, Markdown and raw cells alike (feedback_page.py says why both filters are replaced).
     # The grader's message shows once per unit and mistake; long lines wrap (FeedbackCSS). The page loads
     # nothing: its math is typeset as MathML by the same filters, and templates/base/mathjax.html.j2, found
     # before nbconvert's, takes the template's MathJax (from a CDN) out (nbgrader's API insists on its
     # "feedback" template, so the macro is replaced, not the template).
     config.GenerateFeedback.preprocessors = [
         GetGrades, feedback.HideTestTracebacks, feedback.OneMessagePerUnit, ClearHiddenTests, feedback.LimitOutputBytes,
-        feedback.LatexOutputsAsMarkdown, feedback.SafeOutputMetadata, feedback.FeedbackCSS]
+        feedback.LimitImages, feedback.LatexOutputsAsMarkdown, feedback.SafeOutputMetadata, feedback.FeedbackCSS]
     config.GenerateFeedback.exporter_class = FeedbackExporter  # faster on a worker's many pages (feedback_exporter.py)
     config.HTMLExporter.sanitize_html = True
     config.HTMLExporter.filters = {"clean_html": "autograder.grading.outputs.feedback_page.clean_html",

@@ -1,4 +1,6 @@
 """nbconvert preprocessors for the feedback the learner sees."""
+import base64
+
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
 from traitlets import Bool, Integer
 
@@ -54,6 +56,111 @@ class LimitOutputBytes(Preprocessor):
                     else:
                         del data[mime]
                         data.setdefault("text/plain", f"[an output of {len(value):,} bytes ({mime}) was cut from the feedback]")
+        return cell, resources
+
+
+def image_size(data):
+    """(width, height) that a PNG, GIF, JPEG or WebP file declares in its header, or None for any other bytes.
+
+    A browser allocates width x height pixels to draw an image, whatever its file's size: a 389 kB PNG can declare
+    20000 x 20000 (1.6 GB decoded), so an image's bytes alone do not bound what its page costs.
+    """
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return int.from_bytes(data[6:8], "little"), int.from_bytes(data[8:10], "little")
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return _webp_size(data)
+    if data[:2] == b"\xff\xd8":
+        return _jpeg_size(data)
+    return None
+
+
+def _webp_size(data):
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:
+        return 1 + int.from_bytes(data[24:27], "little"), 1 + int.from_bytes(data[27:30], "little")
+    if chunk == b"VP8L" and len(data) >= 25:
+        bits = int.from_bytes(data[21:25], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    if chunk == b"VP8 " and len(data) >= 30:
+        return int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF
+    return None
+
+
+def _jpeg_size(data):
+    """The frame's size from the first start-of-frame marker (SOF0-SOF15, not DHT, JPG or DAC)."""
+    at = 2
+    while at + 9 < len(data):
+        if data[at] != 0xFF:
+            return None
+        marker, length = data[at + 1], int.from_bytes(data[at + 2:at + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(data[at + 7:at + 9], "big"), int.from_bytes(data[at + 5:at + 7], "big")
+        at += 2 + length
+    return None
+
+
+def _decoded(value):
+    try:
+        return base64.b64decode("".join(value) if isinstance(value, list) else str(value))
+    except (ValueError, TypeError):
+        return b""
+
+
+# one transparent pixel: what stands for an attachment left out
+PLACEHOLDER_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+class LimitImages(Preprocessor):
+    """Images on the feedback page, outputs and Markdown cells' attachments alike, within what a page may cost.
+
+    An image is left out, with a line that says so, when its data is over ``max_bytes`` or it declares more than
+    ``max_pixels`` (or its size cannot be read: a browser would find out by drawing it). LimitOutputBytes caps
+    outputs in bytes; attachments reach the page as they are, so a 20 MB one made a 21 MB page, and a small PNG of
+    20000 x 20000 kept headless Chromium from drawing the page at all.
+    """
+
+    enabled = Bool(True)
+    max_bytes = Integer(100_000, help="the most bytes one image or attachment keeps").tag(config=True)
+    max_pixels = Integer(4096 * 4096, help="the most pixels (width x height) one image may declare").tag(config=True)
+
+    def _why_left_out(self, mime, value):
+        size = len("".join(value) if isinstance(value, list) else str(value))
+        if size > self.max_bytes:
+            return tr("{size:,} bytes", size=size)
+        if not mime.startswith("image/") or mime == "image/svg+xml":
+            return None
+        found = image_size(_decoded(value))
+        if found is None:
+            return tr("a size that cannot be read")
+        if found[0] * found[1] > self.max_pixels:
+            return tr("{width} x {height} pixels", width=found[0], height=found[1])
+        return None
+
+    def preprocess(self, nb, resources):
+        with speaking(notebook_language(nb)):
+            return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        notes = []
+        for name, bundle in list((cell.get("attachments") or {}).items()):
+            for mime, value in list((bundle or {}).items()):
+                why = self._why_left_out(mime, value)
+                if why:  # a placeholder, not nothing: nbconvert stops at a Markdown link to a missing attachment
+                    del bundle[mime]
+                    bundle["image/png"] = PLACEHOLDER_PNG
+                    notes.append(tr("[the attached image {name} ({why}) was left out of this page: over its limit]",
+                                    name=name, why=why))
+        if notes:
+            cell["source"] = "".join(cell.get("source", "")) + "\n\n" + "\n\n".join(f"*{note}*" for note in notes)
+        for output in cell.get("outputs", []):
+            data = output.get("data") or {}
+            for mime in [m for m in data if m.startswith("image/")]:
+                why = self._why_left_out(mime, data[mime])
+                if why:
+                    del data[mime]
+                    data["text/plain"] = tr("[an image ({why}) was left out of this page: over its limit]", why=why)
         return cell, resources
 
 

@@ -19,4 +19,10 @@ TRANSLATIONS = {
     "Grade cell:": "채점 셀:",
     "In [{count}]:": "입력 [{count}]:",
     "Out[{count}]:": "출력 [{count}]:",
+    "{size:,} bytes": "{size:,}바이트",
+    "a size that cannot be read": "크기를 읽을 수 없는 이미지",
+    "{width} x {height} pixels": "{width} x {height} 픽셀",
+    "[the attached image {name} ({why}) was left out of this page: over its limit]":
+        "[첨부 이미지 {name}({why}): 한도를 넘어 이 페이지에서 뺐습니다]",
+    "[an image ({why}) was left out of this page: over its limit]": "[이미지({why}): 한도를 넘어 이 페이지에서 뺐습니다]",
 }
