@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.grading.bookkeeping import layout
 from autograder.grading.outputs import class_report, report
 from autograder.grading.run import sandbox
 from autograder.grading.bookkeeping.config import Settings
@@ -181,6 +182,8 @@ STUDENTS = {
     "honest-b": None,
     "deep": DEEP,  # 2 kB of JSON nested 1,100 levels deep
     "huge": "huge",  # a notebook over the size cap (a valid one: its last cell's output is large)
+    "many-markdown": "many-markdown",  # 100,000 Markdown cells (12 MB): 476 s of nbgrader's steps before the cap
+    "many-code": "many-code",  # 60,000 empty code cells: 426 s before the cap
     "escapes": f"def add(a, b):\n    raise ValueError({ESCAPES + ' ran past its time budget'!r})\n",
     "words": "def add(a, b):\n    raise ValueError('Not graded: internal grading error (the grader broke)')\n",
     FORMULA: None,
@@ -197,6 +200,12 @@ def write_class(submitted: Path):
             nbformat.write(nb, str(path))
         elif how == DEEP:
             path.write_text(DEEP, encoding="utf-8")
+        elif how == "many-markdown":
+            nb.cells += [nbformat.v4.new_markdown_cell(f"A note of mine, number {i}: " + "words " * 10) for i in range(100_000)]
+            nbformat.write(nb, str(path))
+        elif how == "many-code":
+            nb.cells += [nbformat.v4.new_code_cell("") for _ in range(60_000)]
+            nbformat.write(nb, str(path))
         elif how == "huge":
             nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * (33 << 20))]
             nb.cells[0].execution_count = 1
@@ -239,6 +248,26 @@ def test_a_notebook_over_the_size_cap_is_not_read(graded):
     out, result = graded
     huge = totals(out)["huge"]
     assert all(r["points"] == 0 for r in huge) and "more than the 32 MiB a notebook may be" in huge[0]["feedback"][0], huge
+
+
+@pytest.mark.parametrize("student, cells", [("many-markdown", "100,"), ("many-code", "60,")])
+def test_a_notebook_of_too_many_cells_costs_only_itself(graded, student, cells):
+    """Refused when read, before nbgrader's steps (about 5 ms a cell) could hold a worker for minutes; named in
+    the report; the honest students beside it keep full marks (test_one_bad_notebook_stops_no_ones_run)."""
+    out, result = graded
+    records = totals(out)[student]
+    told = f"more than the {layout.MAX_CELLS:,} a notebook of this course may have"
+    assert all(r["points"] == 0 for r in records) and told in records[0]["feedback"][0] and cells in records[0]["feedback"][0]
+    worked = [json.loads(line) for line in (out / "logs" / "tasks.jsonl").read_text().splitlines()]
+    assert any(student in w["submission"] for w in worked), "the grader has no record of grading it"
+    assert told in (out / "report.html").read_text(encoding="utf-8"), "the class report does not say why it got 0"
+
+
+def test_the_cell_cap_leaves_the_course_room():
+    """COURSE_CELLS is the course's largest notebook (every edition and level), and MAX_CELLS ten times it."""
+    largest = max(len(nbformat.read(path, as_version=4).cells) for folder in ("course", "ko/course", "challenge/course",
+                  "challenge/ko/course") for path in (ROOT / folder).glob("*/*.ipynb"))
+    assert largest == layout.COURSE_CELLS and layout.MAX_CELLS >= 10 * largest
 
 
 def test_no_control_character_reaches_the_terminal(graded):

@@ -124,6 +124,13 @@ def read_not_graded(out: Path):
     return read_lines(out / NOT_GRADED)
 
 
+# The most cells a submitted notebook may have. The grader's bookkeeping around the one run (nbgrader's autograde and
+# feedback steps) costs about 5 ms a cell: 100,000 Markdown cells held a worker for 476 s, outside every budget of the
+# learner's run. The course's largest notebook has COURSE_CELLS; a learner's scratch cells fit many times over.
+COURSE_CELLS = 94
+MAX_CELLS = 1_000
+
+
 def read_notebook(path: Path):
     """(notebook, None) when ``path`` is a readable notebook (nbformat 3 and 4; upgraded to 4), else (None, why not)."""
     if path.is_symlink():
@@ -146,6 +153,12 @@ def read_notebook(path: Path):
     worksheets = data.get("worksheets") if isinstance(data, dict) else None  # nbformat 3
     if not isinstance(cells, list) and not isinstance(worksheets, list):
         return None, f"{path.name} is JSON but not a Jupyter notebook (no list of cells)"
+    count = len(cells) if isinstance(cells, list) else sum(
+        len(sheet.get("cells") or []) if isinstance(sheet, dict) else 0 for sheet in worksheets)
+    if count > MAX_CELLS:
+        return None, (f"{path.name} has {count:,} cells, more than the {MAX_CELLS:,} a notebook of this course may have "
+                      f"(the course's have at most {COURSE_CELLS}); it was not graded: delete the cells you added and "
+                      "submit it again")
     try:
         notebook = nbformat.reads(text, as_version=4)
     except Exception as error:  # nbformat raises many kinds on malformed notebooks
