@@ -42,6 +42,7 @@ from nbgrader.utils import parse_utc
 # the modes of a course's folders (see the module's docstring)
 COURSE_MODE, OUTBOUND_MODE, INBOUND_MODE, FEEDBACK_MODE = 0o750, 0o2775, 0o3753, 0o2771
 READ_CHUNK = 1 << 20
+MAX_ENTRIES, MAX_DEPTH = 10_000, 16  # files and folders one submission may hold, and how deep (the course's: 1 file)
 
 
 def course_group(course_id):
@@ -160,7 +161,10 @@ def _refusal(entry, parts):
         parse_utc(parts[2])
     except (ValueError, OverflowError, TypeError):
         return f"its name's timestamp {parts[2]!r} is not one nbgrader writes"
-    info = entry.stat(follow_symlinks=False)
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError as error:
+        return f"it could not be looked at ({error.strerror})"
     if stat.S_ISLNK(info.st_mode):
         return "it is a link, not a folder"
     if not stat.S_ISDIR(info.st_mode):
@@ -231,7 +235,7 @@ class OwnedCollect(PreparedLayout, ExchangeCollect):
             shutil.rmtree(partial, ignore_errors=True)
             try:
                 self._copy_owned_submission(src, partial, pwd.getpwnam(student).pw_uid)
-            except OSError as error:
+            except (OSError, RecursionError) as error:
                 shutil.rmtree(partial, ignore_errors=True)
                 self.log.error("Not collected: %s (%s); %s", src, error,
                                "the submission collected before is kept" if os.path.isdir(dest) else "nothing is kept")
@@ -252,7 +256,8 @@ class OwnedCollect(PreparedLayout, ExchangeCollect):
 
     def _copy_owned_submission(self, src, dest, owner):
         left_out = []
-        limits = {"file": 1000 * self.coursedir.max_file_size, "total": 1000 * self.coursedir.max_dir_size}
+        limits = {"file": 1000 * self.coursedir.max_file_size, "total": 1000 * self.coursedir.max_dir_size,
+                  "entries": MAX_ENTRIES}
         fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             if os.fstat(fd).st_uid != owner:  # replaced since it was listed
@@ -268,8 +273,15 @@ class OwnedCollect(PreparedLayout, ExchangeCollect):
 def _copy_owned(dir_fd, dest, owner, coursedir, limits, left_out, prefix):
     """Copy the folder open at ``dir_fd`` into ``dest``: only the owner's folders and regular files, no link followed
     (each name opened relative to its folder with O_NOFOLLOW), within nbgrader's size limits."""
+    if prefix.count("/") >= MAX_DEPTH:
+        left_out.append((prefix, f"folders nested more than {MAX_DEPTH} deep"))
+        return
     for entry in sorted(os.scandir(dir_fd), key=lambda e: e.name):
         name, shown = entry.name, prefix + entry.name
+        limits["entries"] -= 1
+        if limits["entries"] < 0:
+            left_out.append((shown, f"past the {MAX_ENTRIES:,} files and folders a submission may hold"))
+            return
         if any(fnmatch.fnmatch(name, pattern) for pattern in coursedir.ignore):
             continue
         info = entry.stat(follow_symlinks=False)
