@@ -1,0 +1,40 @@
+"""The notebooks' prose is true of the notebook the learner has, at each level (issue 48's prose findings).
+
+- At the challenge level every function that holds a blank is blank from its docstring down, so a hint that
+  says part of it "is written for you" is true only of the guided level and must say so.
+- The FFN's share of a layer's weights (notebook 04) is computed for an encoder layer, and true only of one: a
+  decoder layer has a second attention, and there the FFN holds about half.
+"""
+import re
+
+import nbformat
+import pytest
+
+from autograder.paths import EDITIONS, solutions_dir
+
+WRITTEN_FOR_YOU = {"en": (r"written for you", r"guided level"), "ko": (r"이미 적혀", r"가이드 단계")}
+
+
+def markdown(lang, level, assignment):
+    path = solutions_dir(lang, level) / assignment / f"{assignment}.ipynb"
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
+
+
+def challenge_notebooks():
+    return [(lang, path.parent.name) for lang in EDITIONS for path in solutions_dir(lang, "challenge").glob("*/*.ipynb")]
+
+
+@pytest.mark.parametrize("lang, assignment", challenge_notebooks())
+def test_no_challenge_hint_says_code_is_written_for_the_learner(lang, assignment):
+    claim, qualifier = WRITTEN_FOR_YOU[lang]
+    for text in markdown(lang, "challenge", assignment):
+        for sentence in re.split(r"(?<=[.。])\s+|\n", text):
+            if re.search(claim, sentence):
+                assert re.search(qualifier, sentence), f"{assignment} ({lang}, challenge) says: {sentence.strip()!r}"
+
+
+@pytest.mark.parametrize("lang, words", [("en", "each encoder layer"), ("ko", "인코더 레이어 하나의 가중치")])
+def test_the_ffns_share_is_said_of_an_encoder_layer(lang, words):
+    intro = markdown(lang, "guided", "04-feed-forward")[0]
+    assert "3분의 2" in intro or "two thirds" in intro, "the claim moved: update this test"
+    assert words in intro, f"04's introduction says the FFN's share of a layer without saying which: {intro[:400]!r}"
