@@ -1,7 +1,7 @@
 """The instructor's command line.
 
     autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
-    autograder report OUT [--roster roster.csv]                               (the class report, again)
+    autograder report OUT [--roster roster.csv] [--imported SUBMITTED]        (the class report, again)
     autograder collect-zip DOWNLOAD.zip --roster roster.csv [--out submitted] (an LMS's download, as SUBMITTED)
 
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
@@ -66,6 +66,9 @@ def build_parser():
     report.add_argument("--db-url", help="gradebook to export to OUT/gradebook.csv (default: nbgrader_config.py's "
                                          "CourseDirectory.db_url, else OUT/gradebook.db where it exists)")
     report.add_argument("--roster", type=Path, help=ROSTER_HELP)
+    report.add_argument("--imported", type=Path, metavar="SUBMITTED",
+                        help="the folder collect-zip filled (or its .collect-zip.json): what the import found (late, "
+                             "left out) goes into the report and gradebook.csv, and is kept in OUT for later reports")
     collect = commands.add_parser(
         "collect-zip", help="lay out an LMS's bulk download (Canvas, Moodle) as SUBMITTED/<student>/<assignment>/"
                             "<notebook>.ipynb, matched to the roster",
@@ -80,6 +83,9 @@ def build_parser():
                          help="the submitted/ folder to fill (default: submitted); nothing in it is overwritten")
     collect.add_argument("--source", type=Path, default=SOLUTIONS,
                          help="source notebooks: the course's notebook names (default solutions/)")
+    collect.add_argument("--lms", choices=["canvas", "moodle"],
+                         help="read every download in this LMS's shape only (default: the shape each download's files "
+                              "have); a file in another shape is left out")
     return parser
 
 
@@ -87,7 +93,8 @@ def collect_zip_command(args):
     import zipfile
 
     from autograder.grading.bookkeeping.collect_zip import collect, course_notebooks
-    from autograder.grading.outputs.lms_export import RosterError, read_roster
+    from autograder.grading.bookkeeping.lms_names import CANVAS, MOODLE
+    from autograder.grading.outputs.lms_export import FINDINGS_FILE, RosterError, read_roster
 
     try:
         roster = read_roster(args.roster)
@@ -105,24 +112,38 @@ def collect_zip_command(args):
     if not known:
         say(f"autograder: {args.source}: no source notebooks (the course's notebook names come from there)")
         return 2
+    lms = {"canvas": CANVAS, "moodle": MOODLE}.get(args.lms)
     try:
-        outcome = collect(args.downloads, roster, args.out, known)
-    except (OSError, zipfile.BadZipFile) as error:
+        outcome = collect(args.downloads, roster, args.out, known, lms=lms)
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile) as error:
         say(f"autograder: the download could not be read or laid out ({type(error).__name__}: {error})")
         return 2
     students = {path.parent.parent.name for path, _ in outcome.laid_out}
     say(f"{len(outcome.laid_out)} notebook(s) of {len(students)} student(s) laid out in {args.out}"
         + (f"; {len(outcome.already)} already there, unchanged" if outcome.already else ""))
+    for name, about in outcome.downloads.items():
+        say(f"{name}: read as {about['lms']}'s download" if about["lms"] else
+            f"{name}: in neither Canvas's nor Moodle's shape (--lms says which)")
     if outcome.late:
         say(f"{len(outcome.late)} submission(s) marked late by Canvas (no time is in its download, so no timestamp.txt "
             f"is written: apply a late penalty by hand): "
             + ", ".join(f"{s}/{a}" for s, a in outcome.late[:20]) + (" ..." if len(outcome.late) > 20 else ""))
     if outcome.left_out:
         say(f"{len(outcome.left_out)} file(s) of the download not laid out:")
+        same = {}
         for where, why in outcome.left_out:
-            say(f"  {where}: {why}")
-        return 1
-    return 0
+            same[why] = same.get(why, 0) + 1
+            if same[why] <= SAME_REASON_SHOWN:
+                say(f"  {where}: {why}")
+            elif same[why] == SAME_REASON_SHOWN + 1:
+                more = sum(1 for _, other in outcome.left_out if other == why) - SAME_REASON_SHOWN
+                say(f"  ... and {more} more file(s) left out for the same reason (each listed in {FINDINGS_FILE})")
+    say(f"what the import found is kept in {args.out / FINDINGS_FILE}: the class report and gradebook.csv show it "
+        f"(autograder report OUT --imported {args.out})")
+    return 1 if outcome.left_out else 0
+
+
+SAME_REASON_SHOWN = 5  # files of collect-zip's left out for one reason, word for word, that the terminal lists
 
 
 ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) and the LMS's Student, ID, SIS User ID, "
@@ -148,6 +169,13 @@ def report_command(args):
     from autograder.grading.outputs.class_report import ReportError, write_report
     from autograder.grading.bookkeeping.config import configured_db_url
 
+    if args.imported is not None:
+        from autograder.grading.outputs.lms_export import keep_findings
+
+        problem = keep_findings(args.imported, args.out)
+        if problem:
+            say(f"autograder: --imported: {problem}")
+            return 2
     db_url = args.db_url or configured_db_url()
     if db_url is None and (args.out / "gradebook.db").is_file():
         db_url = f"sqlite:///{(args.out / 'gradebook.db').resolve()}"

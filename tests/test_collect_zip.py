@@ -58,7 +58,8 @@ def roster(tmp_path):
 
 
 def laid_out(out):
-    return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    """The notebooks laid out (not collect-zip's own findings file, .collect-zip.json, which grading skips)."""
+    return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.name != ".collect-zip.json")
 
 
 def test_the_lms_file_names_are_read():
@@ -100,7 +101,8 @@ def test_a_canvas_download_is_laid_out_by_user_id(tmp_path, roster, capsys):
     assert "smithjohn_12345_678915_notes.txt: not a notebook (.ipynb)" in said
     assert ("lovelaceada_12345_678916_02-multi-head.ipynb: its user id 12345 is jsmith's in the roster, but its name "
             "'lovelaceada' is ada's") in said
-    assert "readme.ipynb: its name is not one Canvas or Moodle gives a submission" in said
+    assert "readme.ipynb: its name is not one Canvas gives a submission (name_userid_attachmentid_file)" in said
+    assert "submissions.zip: read as Canvas's download" in said
     # what autograder grade reads: the layout it expects, every folder a submission
     submissions, warnings = find_submissions(out, {"01-attention", "02-multi-head"})
     assert len(submissions) == 5 and warnings == [] and misplaced(out, {"01-attention", "02-multi-head"}, submissions) is None
@@ -163,9 +165,15 @@ def test_bad_input_gets_a_clear_message(tmp_path, roster, capsys):
     assert cli(["collect-zip", str(big), "--roster", str(roster), "--out", str(tmp_path / "o")]) == 1
     assert "more than the 32 MiB a notebook may be" in capsys.readouterr().err
     sneaky = make_zip(tmp_path / "sneaky.zip", {"../../smithjohn_12345_6_01-attention.ipynb": notebook("01-attention", "x")})
-    assert cli(["collect-zip", str(sneaky), "--roster", str(roster), "--out", str(tmp_path / "o2")]) == 0
-    assert laid_out(tmp_path / "o2") == ["jsmith/01-attention/01-attention.ipynb"]  # the path in the zip is never used
+    assert cli(["collect-zip", str(sneaky), "--roster", str(roster), "--out", str(tmp_path / "o2")]) == 1
+    assert "in neither Canvas's nor Moodle's shape" in capsys.readouterr().err  # Canvas's zip has no folders
+    assert laid_out(tmp_path / "o2") == []
     assert not (tmp_path.parent / "smithjohn_12345_6_01-attention.ipynb").exists()
+    sneaky = make_zip(tmp_path / "sneaky2.zip", {
+        "Ada Lovelace_502_assignsubmission_file_/../../../01-attention.ipynb": notebook("01-attention", "ada")})
+    assert cli(["collect-zip", str(sneaky), "--roster", str(roster), "--out", str(tmp_path / "o3")]) == 0
+    assert laid_out(tmp_path / "o3") == ["ada/01-attention/01-attention.ipynb"]  # the path in the zip is never used
+    assert not (tmp_path.parent / "01-attention.ipynb").exists()
 
 
 def test_stock_nbgrader_zip_collect_takes_the_same_matching(tmp_path, roster):

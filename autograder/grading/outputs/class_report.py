@@ -674,8 +674,9 @@ def names(students, shown=NAMES_SHOWN):
     return text + (f" and {len(ordered) - shown} more" if len(ordered) > shown else "")
 
 
-def glance_section(data, ranking, totals, labels):
-    """The few lines to read first: plain sentences, and the most frequent mistakes (``{"entries": ...}``)."""
+def glance_section(data, ranking, totals, labels, imported=None):
+    """The few lines to read first: plain sentences, and the most frequent mistakes (``{"entries": ...}``);
+    ``imported``: what collect-zip found (lms_export.read_findings), counted."""
     items = []
     submitted = len(data.submissions)
     scores = [percent(p, m) for p, m in data.submissions.values() if m > 0]
@@ -712,7 +713,33 @@ def glance_section(data, ranking, totals, labels):
         items.append(f"{kinds['limit']} notebook(s) stopped by the time budget or a sandbox limit.")
     if kinds["grader"] or data.bad_records:
         items.append(f"{kinds['grader']} notebook(s) hit a grading error; {data.bad_records} unreadable record(s) skipped.")
+    if imported:
+        counts = Counter(f["kind"] for f in imported)
+        listed = ", ".join(f"{counts[kind]} {IMPORT_LABELS.get(kind, kind)}" for kind in IMPORT_ORDER if counts[kind])
+        left_out = sum(n for kind, n in counts.items() if kind != "late")
+        items.append(f"The import of the LMS's download (collect-zip) found {listed}: {left_out} file(s) left out "
+                     "and not graded (see What the import found, under Who needs help).")
     return items
+
+
+IMPORT_ORDER = ("late", "duplicate", "unmatched", "ambiguous", "too-big", "unreadable", "kept", "bad-student-id",
+                "not-a-notebook", "wrong-shape")  # what collect-zip finds (collect_zip.KINDS), as the report lists it
+IMPORT_LABELS = {"late": "marked late", "duplicate": "of two or more different files for one notebook",
+                 "unmatched": "matched to no student", "ambiguous": "that could be more than one student's",
+                 "too-big": "too big to be a notebook", "unreadable": "unreadable", "kept": "kept out by a different "
+                 "notebook already there", "bad-student-id": "for a student_id that cannot be a folder",
+                 "not-a-notebook": "not a notebook of the course", "wrong-shape": "in no shape of the LMS's"}
+
+
+def import_findings_table(imported):
+    """What collect-zip found, every finding: who, which assignment, what, which file, and why (its own words)."""
+    order = {kind: n for n, kind in enumerate(IMPORT_ORDER)}
+    rows = [(f["student"] or "(no one)", f["assignment"], f["kind"], f"{f['download']}: {f['file']}", Message(f["why"]))
+            for f in sorted(imported, key=lambda f: (order.get(f["kind"], len(order)), f["student"], f["assignment"],
+                                                     f["file"]))]
+    return table(f"What the import found (collect-zip, {len(rows)}): late is graded as submitted (apply a late "
+                 "penalty by hand); every other file was left out and not graded", ["student", "assignment", "finding",
+                 "file (download: path)", "why"], rows[:ROWS_SHOWN], "imported", more=len(rows) - ROWS_SHOWN)
 
 
 @dataclass(frozen=True)
@@ -766,8 +793,8 @@ def misconceptions_section(data, ranking, labels, teaching, texts):
     return shown
 
 
-def help_section(data, totals, not_graded=None):
-    shown = {"lowest": None, "any_students": bool(totals), "not_graded": None, "tampering": None}
+def help_section(data, totals, not_graded=None, imported=None):
+    shown = {"lowest": None, "any_students": bool(totals), "not_graded": None, "tampering": None, "imported": None}
     below = sorted((t for t in totals if t[3] is None or t[3] < 100 - 1e-9),
                    key=lambda t: (t[3] if t[3] is not None else 101, t[0]))
     perfect = len(totals) - len(below)
@@ -787,13 +814,30 @@ def help_section(data, totals, not_graded=None):
     not_submitted = [(student, missing) for student, _, _, _, missing in totals if missing]
     unreadable = [(s, a, nb, message) for (s, a, nb), (kind, _, message) in sorted(data.problems.items())
                   if kind == "unreadable"]
-    rows = [(student, ", ".join(missing), "", f"no submission ({len(missing)} assignment(s))")
-            for student, missing in not_submitted]
+    left_out = defaultdict(list)  # (student, assignment) -> what the import found that kept it from grading
+    for finding in imported or ():
+        if finding["kind"] != "late" and finding["student"] and finding["assignment"]:
+            left_out[(finding["student"], finding["assignment"])].append(finding)
+    rows = []
+    for student, missing in not_submitted:
+        plain = [a for a in missing if (student, a) not in left_out]
+        if plain:
+            rows.append((student, ", ".join(plain), "", f"no submission ({len(plain)} assignment(s))"))
+        for assignment in (a for a in missing if (student, a) in left_out):
+            found = left_out[(student, assignment)]
+            rows.append((student, assignment, found[0]["notebook"],
+                         Message(f"submitted, but left out at import ({len(found)} finding(s), see What the import "
+                                 f"found): {found[0]['why']}")))
     rows += [(s, a, nb, Message(why)) for s, a, nb, why in unreadable]
     rows.sort(key=lambda r: (r[0], r[2] != "", r[1]))
     count = sum(len(missing) for _, missing in not_submitted)
+    held = sum(1 for student, missing in not_submitted for a in missing if (student, a) in left_out)
+    count -= held
+    if imported:
+        shown["imported"] = import_findings_table(imported)
     shown["missing"] = table(f"Missing or unreadable submissions: {count} assignment(s) not submitted, "
-                             f"{len(unreadable)} notebook(s) missing or unreadable",
+                             + (f"{held} submitted but left out at import, " if held else "")
+                             + f"{len(unreadable)} notebook(s) missing or unreadable",
                              ["student", "assignment", "notebook", "why"], rows[:ROWS_SHOWN], "missing",
                              more=len(rows) - ROWS_SHOWN) if rows else None
 
@@ -1040,9 +1084,10 @@ def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, tit
               "is said under Misconceptions.", made=made)
     page = page_template().render(
         title=title, subtitle=subtitle, note=note, css=Markup("\n" + (TEMPLATES / "class_report.css").read_text(encoding="utf-8")),
-        graded=bool(data.records), glance=glance_section(data, ranking, totals, labels),
+        graded=bool(data.records), glance=glance_section(data, ranking, totals, labels, facts.get("imported")),
         misconceptions=misconceptions_section(data, ranking, labels, teaching, catalogue()),
-        help=help_section(data, totals, facts.get("not_graded")), scores=scores_section(data, labels),
+        help=help_section(data, totals, facts.get("not_graded"), facts.get("imported")),
+        scores=scores_section(data, labels),
         run=run_section(data, facts, out))
     return page if page.endswith("\n") else page + "\n"
 
@@ -1066,9 +1111,10 @@ class ReportError(Exception):
     """No report can be made (no results.json, or not one we can read)."""
 
 
-def write_report(out: Path, records=None, course_dir=COURSE, extra_warnings=()):
+def write_report(out: Path, records=None, course_dir=COURSE, extra_warnings=(), imported=None):
     """Write OUT/report.html from ``records`` (default: OUT/results.json) and OUT/logs/; returns its path.
-    ``extra_warnings``: shown with the run's (those of `autograder report --roster`, which changes no run's logs)."""
+    ``extra_warnings``: shown with the run's (those of `autograder report --roster`, which changes no run's logs).
+    ``imported``: what collect-zip found (lms_export.read_findings' list); default: OUT/import-findings.json's."""
     out = Path(out)
     if records is None:
         path = out / "results.json"
@@ -1085,6 +1131,14 @@ def write_report(out: Path, records=None, course_dir=COURSE, extra_warnings=()):
     facts = read_logs(out)
     known = facts["warnings"] or []
     facts["warnings"] = known + [line for line in extra_warnings if line not in known] if extra_warnings else facts["warnings"]
+    if imported is None:
+        from autograder.grading.outputs.lms_export import IMPORTED_COPY, read_findings
+
+        if (out / IMPORTED_COPY).is_file():
+            imported, problem = read_findings(out / IMPORTED_COPY)
+            if problem:
+                facts["warnings"] = (facts["warnings"] or []) + [f"what the import found is not shown: {problem}"]
+    facts["imported"] = imported or []
     page = render(records, out.resolve(), facts, course_dir, bad)
     target = out / "report.html"
     partial = target.with_suffix(".html.tmp")
