@@ -139,7 +139,7 @@ CATALOGUE = {
     ),
     # ------------------------------------------------ Embeddings, PositionalEncoding, Encoder
     "embed-no-scale": (
-        "The embeddings are not multiplied by √d_model.",
+        "The embeddings are not scaled by √d_model: they come out multiplied by another factor, or by none.",
         "The paper scales the embeddings by √d_model so that the positional encoding, whose "
         "values lie in [−1, 1], does not drown them.",
     ),
@@ -198,9 +198,9 @@ CATALOGUE = {
         "in the future.",
     ),
     "mask-tgt-missing-causal": (
-        "The target mask blocks padding but not the future.",
+        "The target mask lets positions see the future.",
         "While training, the decoder sees the whole target at once; the look-ahead part of the "
-        "mask is what stops position i from reading the tokens it must predict.",
+        "mask is what stops position i from reading the tokens it must predict, whatever padding it also blocks.",
     ),
     "mask-fixed-device": (
         "The mask is created on a fixed device, not on the device of its input.",

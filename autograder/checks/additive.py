@@ -30,6 +30,7 @@ from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .causes import Cause, Observed
 from .core import UnitSpec, check, register, variant_class  # noqa: F401  (check: see the docstring)
 from .heads import dropout_reaches_weights
 
@@ -39,7 +40,7 @@ NOISE = 0.5
 
 
 def _additive(scorer, query, key, value, mask=None, dropout=None, *, activation="tanh", softmax_dim=-1,
-              use_mask=True):
+              use_mask=True, return_dropped=False):
     """AdditiveAttention.forward with knobs; each default is the reference's behaviour."""
     hidden = scorer.w_q(query).unsqueeze(-2) + scorer.w_k(key).unsqueeze(-3)  # (..., L_q, L_k, d_hidden)
     if activation == "tanh":
@@ -59,7 +60,7 @@ def _additive(scorer, query, key, value, mask=None, dropout=None, *, activation=
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     weights = scores.softmax(dim=softmax_dim)
     dropped = dropout(weights) if dropout is not None else weights
-    return dropped @ value, weights
+    return dropped @ value, dropped if return_dropped else weights
 
 
 class _AdditiveAttention(reference.AdditiveAttention):
@@ -68,10 +69,11 @@ class _AdditiveAttention(reference.AdditiveAttention):
     activation = "tanh"
     softmax_dim = -1
     use_mask = True
+    return_dropped = False  # the cause of _weights_before_dropout
 
     def forward(self, query, key, value, mask=None, dropout=None):
         return _additive(self, query, key, value, mask, dropout, activation=self.activation,
-                         softmax_dim=self.softmax_dim, use_mask=self.use_mask)
+                         softmax_dim=self.softmax_dim, use_mask=self.use_mask, return_dropped=self.return_dropped)
 
 
 class _AdditiveMultiHeadAttention(reference.AdditiveMultiHeadAttention):
@@ -105,10 +107,16 @@ def _weights_before_dropout(outcome, case):
     sums = outcome.outputs["weights"].detach().double().sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
         total = float(sums.flatten()[(sums.flatten() - 1).abs().argmax()])
-        return tr("With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
-                  "(one row sums to {total:.4g}): return the weights before dropout; only the output is computed from "
-                  "the dropped ones.", total=total)
+        return Observed(tr("With a dropout module in training mode, the weights you return no longer sum to 1 over the "
+                           "keys (one row sums to {total:.4g}).", total=total),
+                        causes=[Cause(_dropped_weights, (variant_class(_AdditiveAttention, return_dropped=True),))],
+                        key="rows off")
     return ""
+
+
+def _dropped_weights():
+    return tr("Your results are those of an attention that returns the dropped weights: the weights you return are the "
+              "dropped ones. Return the weights before dropout; only the output is computed from the dropped ones.")
 
 
 def _exercise_parameters(outcome, case):

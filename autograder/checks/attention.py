@@ -18,6 +18,7 @@ from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .causes import Cause, Observed
 from .core import UnitSpec, register
 
 B, H, L_Q, L_K, D_K, D_V = 2, 4, 3, 5, 6, 7
@@ -38,7 +39,7 @@ def _sdpa(query, key, value, mask=None, dropout=None, *, scale="sqrt", key_axes=
     if blocked is not None and mask_use == "after-softmax":
         weights = weights.masked_fill(blocked, fill)
     dropped = dropout(weights) if dropout is not None else weights
-    return dropped @ value, {"weights": weights, "scores": scores, "raw-scores": raw}[returns]
+    return dropped @ value, {"weights": weights, "scores": scores, "raw-scores": raw, "dropped": dropped}[returns]
 
 
 # The fill values learners use; they matter once the mask is misapplied. The first, the
@@ -101,9 +102,14 @@ def _weights_before_dropout(outcome, case):
     sums = outcome.outputs["weights"].detach().sum(dim=-1)
     if torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
         return ""
-    return tr("With a dropout module in training mode, the weights you return have rows summing to "
-              "{total:.4g}, not 1: return the weights from before dropout; only the output "
-              "uses the dropped ones.", total=float(sums.flatten()[0]))
+    return Observed(tr("With a dropout module in training mode, the weights you return have rows summing to "
+                       "{total:.4g}, not 1.", total=float(sums.flatten()[0])),
+                    causes=[Cause(_dropped_weights, (partial(_sdpa, returns="dropped"),))], key="rows off")
+
+
+def _dropped_weights():
+    return tr("Your results are those of an attention that returns the dropped weights: the weights you return are the "
+              "dropped ones. Return the weights from before dropout; only the output uses the dropped ones.")
 
 
 def _values_cases():

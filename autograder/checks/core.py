@@ -22,7 +22,7 @@ from learner_kit.locate import LOCATABLE_IDS, locate, with_location
 from learner_kit.messages import format_message
 from learner_kit.stand_ins import STAND_INS
 
-from . import guards, isolation, pictures
+from . import causes, guards, isolation, pictures
 
 # Aspects that run the learner's module with the reference's buffers too: a table built in
 # float32 (right, as in the Annotated Transformer) carries ~1e-7 of rounding that the float64
@@ -456,11 +456,16 @@ class _Checker:
                 self.fail(case, got, want, "wrong-gradients", problem)
 
     def check_properties(self, aspect):
+        """Each property in turn on each case; a property's finding says a cause only where a knob of the reference
+        reproduces the learner's results (causes.explained)."""
         for case in self.spec.cases[aspect]():
             got, want = self.examine(case, values=False)
-            problem = harness.violated_property(self.spec.properties, got, case, self.call.axes)
-            if problem:
-                self.fail(case, got, want, "property-violated", problem)
+            for prop in self.spec.properties:
+                problem = harness.violated_property((prop,), got, case, self.call.axes)
+                if problem:
+                    if self.naming:
+                        problem = causes.explained(self, prop, problem, case)
+                    self.fail(case, got, want, "property-violated", str(problem))
 
     def try_devices(self, aspect):
         """Every input moved to each device this grader can run (devices_to_try). On the meta device only a

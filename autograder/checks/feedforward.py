@@ -17,6 +17,7 @@ from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .causes import Cause, Observed
 from .core import UnitSpec, register, variant_class
 
 B, L, D_MODEL, D_FF = 2, 3, 8, 12
@@ -27,10 +28,23 @@ class _FeedForward(reference.PositionwiseFeedForward):
 
     hidden_relu = True
     output_relu = False
+    # where the dropout acts, for the causes of the dropout properties: on "hidden" (the activations before w_2),
+    # None, "input" (x), "output" (w_2's output), "hidden+output"; how often there; and whether it stays on in
+    # evaluation mode (F.dropout(h, self.dropout.p), whose training= defaults to True)
+    dropout_at = "hidden"
+    dropout_times = 1
+    always_on = False
+
+    def _drop(self, h):
+        for _ in range(self.dropout_times):
+            h = torch.nn.functional.dropout(h, self.dropout.p) if self.always_on else self.dropout(h)
+        return h
 
     def forward(self, x):
-        hidden = self.w_1(x)
-        out = self.w_2(self.dropout(torch.relu(hidden) if self.hidden_relu else hidden))
+        hidden = self.w_1(self._drop(x) if self.dropout_at == "input" else x)
+        hidden = torch.relu(hidden) if self.hidden_relu else hidden
+        out = self.w_2(self._drop(hidden) if self.dropout_at in ("hidden", "hidden+output") else hidden)
+        out = self._drop(out) if self.dropout_at in ("output", "hidden+output") else out
         return torch.relu(out) if self.output_relu else out
 
 
@@ -51,9 +65,9 @@ def _position_wise(outcome, case):
         except Exception as error:  # noqa: BLE001 - the learner's code may raise anything
             return tr("Run on x changed at position 0, your code raised {error}", error=harness.describe_error(error))
     if isinstance(again, torch.Tensor) and not harness.close(again, outcome.outputs["output"]):
-        return tr("In evaluation mode (after .eval()), your FFN gives another output each time it runs on the same x: "
-                  "something random acts outside training. Is dropout called as F.dropout(h, p) without "
-                  "training=self.training? The `dropout` submodule switches off in evaluation mode by itself.")
+        return Observed(tr("In evaluation mode (after .eval()), your FFN gives another output each time it runs on the "
+                           "same x: something random acts outside training."),
+                        causes=[Cause(_always_on, (variant_class(_FeedForward, always_on=True),))], key="random in eval")
     if not isinstance(out, torch.Tensor) or not harness.close(out[:, 1:], outcome.outputs["output"][:, 1:]):
         return tr("Changing x at position 0 changed the output at other positions: each position should go "
                   "through the network on its own, without seeing the others.")
@@ -77,13 +91,16 @@ def _dropout_on_hidden(outcome, case):
         return tr("Run with its dropout dropping everything (p=1, training mode), the FFN did not return a tensor of the "
                   "input's shape.")
     if harness.close(dropped, outcome.outputs["output"].detach()):
-        return tr("With its dropout set to drop everything (p=1, training mode), the FFN gives what it gives without "
-                  "dropout: the `dropout` submodule is never applied. It belongs on the hidden activations, before w_2.")
+        return Observed(tr("With its dropout set to drop everything (p=1, training mode), the FFN gives what it gives "
+                           "without dropout."),
+                        causes=[Cause(_dropout_unused, (variant_class(_FeedForward, dropout_at=None),))], key="no effect")
     if not harness.close(dropped, bias_only):
         gap = float((dropped - bias_only).abs().max())
-        return tr("With its dropout set to drop everything (p=1, training mode), every hidden activation is 0, so the "
-                  "output should be w_2's bias at every position; it differs by up to {gap:.3g}. Is dropout applied to "
-                  "the input, or to w_2's output, instead of between the ReLU and w_2?", gap=gap)
+        elsewhere = tuple(variant_class(_FeedForward, dropout_at=at) for at in ("input", "output", "hidden+output"))
+        return Observed(tr("With its dropout set to drop everything (p=1, training mode), every hidden activation is 0, "
+                           "so the output should be w_2's bias at every position; it differs by up to {gap:.3g}.",
+                           gap=gap),
+                        causes=[Cause(_dropout_elsewhere, elsewhere)], key=("differs", f"{gap:.3g}"))
     return ""
 
 
@@ -104,11 +121,32 @@ def _dropout_once(outcome, case):
     kept = (reached.double().abs() > 0) & (active > 1e-3)
     scale = reached.double()[kept] / active[kept]
     if bool(kept.any()) and harness.close(scale, torch.full_like(scale, 1 / (1 - rate) ** 2)):
-        return tr("With dropout p = {p} in training mode, the hidden activations that reach w_2 are scaled by "
-                  "1/(1-p)² = {twice:g} instead of 1/(1-p) = {once:g}, and only about {fraction:.0%} of them are kept: "
-                  "dropout is applied twice. Apply the `dropout` submodule once, between the ReLU and w_2.",
-                  p=rate, twice=1 / (1 - rate) ** 2, once=1 / (1 - rate), fraction=float(kept.sum() / (active > 1e-3).sum()))
+        return Observed(tr("With dropout p = {p} in training mode, the hidden activations that reach w_2 are scaled by "
+                           "1/(1-p)² = {twice:g} instead of 1/(1-p) = {once:g}, and only about {fraction:.0%} of them "
+                           "are kept.", p=rate, twice=1 / (1 - rate) ** 2, once=1 / (1 - rate),
+                           fraction=float(kept.sum() / (active > 1e-3).sum())),
+                        causes=[Cause(_twice, (variant_class(_FeedForward, dropout_times=2),))], key="scaled twice")
     return ""
+
+
+def _always_on():
+    return tr("Your results are those of an FFN whose dropout is called as F.dropout(h, p) without "
+              "training=self.training, a dropout that does not switch off in evaluation mode; the `dropout` submodule "
+              "switches off by itself.")
+
+
+def _dropout_unused():
+    return tr("The `dropout` submodule is never applied. It belongs on the hidden activations, before w_2.")
+
+
+def _dropout_elsewhere():
+    return tr("Your results are those of an FFN whose dropout acts on another tensor than the hidden activations (the "
+              "input, or w_2's output): it belongs between the ReLU and w_2 alone.")
+
+
+def _twice():
+    return tr("Your results are those of an FFN in which dropout is applied twice. Apply the `dropout` submodule once, "
+              "between the ReLU and w_2.")
 
 
 register(UnitSpec(

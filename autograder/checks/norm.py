@@ -25,6 +25,7 @@ from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .causes import Cause, Observed
 from .core import UnitSpec, register, variant_class
 
 B, L, D_MODEL = 2, 3, 8
@@ -57,12 +58,27 @@ class _LayerNorm(reference.LayerNorm):
 class _AddNorm(reference.AddNorm):
     residual = True
     norm_first = False
+    dropout_on = "sublayer_out"  # what the dropout acts on: "sublayer_out", None, "x", "both" (x and sublayer_out),
+    # "sum" (x + sublayer_out), "norm" (the norm's output); the causes of _dropout_on_sublayer_out
 
     def forward(self, x, sublayer_out):
-        added = self.dropout(sublayer_out)
+        if self.dropout_on in ("x", "both"):
+            x = self.dropout(x)
+        added = self.dropout(sublayer_out) if self.dropout_on in ("sublayer_out", "both") else sublayer_out
         if self.norm_first:
             return x + self.norm(added)
-        return self.norm(x + added if self.residual else added)
+        total = x + added if self.residual else added
+        out = self.norm(self.dropout(total) if self.dropout_on == "sum" else total)
+        return self.dropout(out) if self.dropout_on == "norm" else out
+
+
+def _dropout_unused():
+    return tr("The `dropout` submodule is never applied. It belongs on sublayer_out, before the add.")
+
+
+def _dropout_elsewhere():
+    return tr("Your results are those of an AddNorm whose dropout is applied to another term than sublayer_out (x, the "
+              "sum, or the norm's output): it belongs on sublayer_out alone, before the add.")
 
 
 def _x(seed, dtype=torch.float32, grad=False, quiet=True):
@@ -173,13 +189,16 @@ def _dropout_on_sublayer_out(outcome, case):
         return tr("Run with its dropout dropping everything (p=1, training mode), AddNorm did not return a tensor of "
                   "the input's shape.")
     if harness.close(dropped, outcome.outputs["output"].detach()):
-        return tr("With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives without "
-                  "dropout: the `dropout` submodule is never applied. It belongs on sublayer_out, before the add.")
+        return Observed(tr("With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives "
+                           "without dropout."),
+                        causes=[Cause(_dropout_unused, (variant_class(_AddNorm, dropout_on=None),))], key="no effect")
     if not harness.close(dropped, without):
         gap = float((dropped - without).abs().max())
-        return tr("With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) should equal "
-                  "AddNorm(x, 0), since only the sublayer's output goes through dropout; it differs by up to {gap:.3g}. "
-                  "Is dropout applied to x, to the sum, or after the norm?", gap=gap)
+        elsewhere = tuple(variant_class(_AddNorm, dropout_on=on) for on in ("x", "both", "sum", "norm"))
+        return Observed(tr("With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) "
+                           "should equal AddNorm(x, 0), since only the sublayer's output goes through dropout; it "
+                           "differs by up to {gap:.3g}.", gap=gap),
+                        causes=[Cause(_dropout_elsewhere, elsewhere)], key=("differs", f"{gap:.3g}"))
     return ""
 
 

@@ -1,11 +1,14 @@
 """Korean of autograder/checks/additive.py: AdditiveAttention's and AdditiveMultiHeadAttention's labels and feedback."""
 TRANSLATIONS = {
-    "With a dropout module in training mode, the weights you return no longer sum to 1 over the keys "
-    "(one row sums to {total:.4g}): return the weights before dropout; only the output is computed from "
-    "the dropped ones.":
+    "With a dropout module in training mode, the weights you return no longer sum to 1 over the "
+    "keys (one row sums to {total:.4g}).":
         "학습 모드의 드롭아웃 모듈을 주었더니 반환한 가중치의 키 방향 합이 1이 아닙니다(어떤 행은 합이 "
-        "{total:.4g}). 가중치는 드롭아웃을 거치기 전의 것을 반환하세요. 드롭아웃을 거친 가중치는 출력을 계산할 "
-        "때만 씁니다.",
+        "{total:.4g}).",
+    "Your results are those of an attention that returns the dropped weights: the weights you return are the "
+    "dropped ones. Return the weights before dropout; only the output is computed from the dropped ones.":
+        "결과가 드롭아웃을 거친 가중치를 반환하는 어텐션의 결과와 같습니다. 반환한 가중치는 드롭아웃을 거친 "
+        "것입니다. 가중치는 드롭아웃을 거치기 전의 것을 반환하세요. 드롭아웃을 거친 가중치는 출력을 계산할 때만 "
+        "씁니다.",
     "4-D inputs (batch, head, position, feature) with a padding mask (B, 1, 1, L_k)":
         "패딩 마스크 (B, 1, 1, L_k)가 있는 4차원 입력 (배치, 헤드, 위치, 특성)",
     "4-D inputs with a mask of shape (B, 1, L_q, L_k)": "shape이 (B, 1, L_q, L_k)인 마스크가 있는 4차원 입력",

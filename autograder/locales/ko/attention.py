@@ -4,10 +4,13 @@ TRANSLATIONS = {
     "4-D inputs with a mask of shape (B, 1, L_q, L_k)": "shape이 (B, 1, L_q, L_k)인 마스크가 있는 4차원 입력",
     "4-D inputs and a dropout module in training mode": "4차원 입력과 학습 모드의 드롭아웃 모듈",
     "With a dropout module in training mode, the weights you return have rows summing to "
-    "{total:.4g}, not 1: return the weights from before dropout; only the output "
-    "uses the dropped ones.":
-        "학습 모드의 드롭아웃 모듈을 주었더니 반환한 가중치의 행 합이 1이 아니라 {total:.4g}입니다. 가중치는 "
-        "드롭아웃을 거치기 전의 것을 반환하세요. 드롭아웃을 거친 가중치는 출력을 계산할 때만 씁니다.",
+    "{total:.4g}, not 1.":
+        "학습 모드의 드롭아웃 모듈을 주었더니 반환한 가중치의 행 합이 1이 아니라 {total:.4g}입니다.",
+    "Your results are those of an attention that returns the dropped weights: the weights you return are the "
+    "dropped ones. Return the weights from before dropout; only the output uses the dropped ones.":
+        "결과가 드롭아웃을 거친 가중치를 반환하는 어텐션의 결과와 같습니다. 반환한 가중치는 드롭아웃을 거친 "
+        "것입니다. 가중치는 드롭아웃을 거치기 전의 것을 반환하세요. 드롭아웃을 거친 가중치는 출력을 계산할 때만 "
+        "씁니다.",
     "3-D inputs (batch, position, feature)": "3차원 입력 (배치, 위치, 특성)",
     "4-D inputs (batch, head, position, feature)": "4차원 입력 (배치, 헤드, 위치, 특성)",
     "3-D inputs whose scores reach the hundreds (e^score overflows float32 above 88)":

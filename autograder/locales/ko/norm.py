@@ -27,17 +27,20 @@ TRANSLATIONS = {
     "the input's shape.":
         "드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 AddNorm이 입력과 같은 shape의 텐서를 "
         "반환하지 않았습니다.",
-    "With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives without "
-    "dropout: the `dropout` submodule is never applied. It belongs on sublayer_out, before the add.":
-        "드롭아웃이 모든 값을 버리도록 설정해도(p=1, 학습 모드) AddNorm의 결과가 드롭아웃이 없을 때와 같습니다. "
-        "`dropout` 하위 모듈이 한 번도 적용되지 않는다는 뜻입니다. 드롭아웃은 더하기 전에 sublayer_out에 "
-        "적용해야 합니다.",
-    "With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) should equal "
-    "AddNorm(x, 0), since only the sublayer's output goes through dropout; it differs by up to {gap:.3g}. "
-    "Is dropout applied to x, to the sum, or after the norm?":
+    "With its dropout set to drop everything (p=1, training mode), AddNorm gives what it gives "
+    "without dropout.":
+        "드롭아웃이 모든 값을 버리도록 설정해도(p=1, 학습 모드) AddNorm의 결과가 드롭아웃이 없을 때와 같습니다.",
+    "With its dropout set to drop everything (p=1, training mode), AddNorm(x, sublayer_out) "
+    "should equal AddNorm(x, 0), since only the sublayer's output goes through dropout; it "
+    "differs by up to {gap:.3g}.":
         "드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 드롭아웃을 거치는 것은 서브레이어의 출력뿐이므로 "
-        "AddNorm(x, sublayer_out)은 AddNorm(x, 0)과 같아야 합니다. 그런데 최대 {gap:.3g}만큼 차이가 납니다. "
-        "드롭아웃을 x나 합, 또는 정규화 뒤에 적용하고 있지 않나요?",
+        "AddNorm(x, sublayer_out)은 AddNorm(x, 0)과 같아야 합니다. 그런데 최대 {gap:.3g}만큼 차이가 납니다.",
+    "The `dropout` submodule is never applied. It belongs on sublayer_out, before the add.":
+        "`dropout` 하위 모듈이 한 번도 적용되지 않습니다. 드롭아웃은 더하기 전에 sublayer_out에 적용해야 합니다.",
+    "Your results are those of an AddNorm whose dropout is applied to another term than sublayer_out (x, the "
+    "sum, or the norm's output): it belongs on sublayer_out alone, before the add.":
+        "결과가 드롭아웃을 sublayer_out이 아닌 다른 항(x, 합, 또는 정규화의 출력)에 적용하는 AddNorm의 결과와 "
+        "같습니다. 드롭아웃은 더하기 전에 sublayer_out에만 적용해야 합니다.",
     "Building LayerNorm({d_model}, eps={eps}) and calling it raised {error}":
         "LayerNorm({d_model}, eps={eps})를 만들어 호출하자 오류가 났습니다: {error}",
     "A new LayerNorm({d_model}, eps={eps}) gives the same results as LayerNorm({d_model}) (eps=1e-5): "

@@ -1,0 +1,99 @@
+"""A property check says what it observed, and a cause only where a knob of the reference proves it (issue 48).
+
+tests/cause_mutants.py makes, for every check that can print a cause (AddNorm's and the FFN's dropout properties,
+the weights an attention returns with a dropout module, the first lines of [mask-tgt-missing-causal] and
+[embed-no-scale]), wrong answers that break the same property in other ways: a rate of the learner's own, a dropout
+module built inside forward, `|` for `&`, a step done twice or left out, dropout on another term. Each answer
+carries the causes true of it; a message may state no other. An answer whose cause a knob has still hears it.
+"""
+from functools import cache
+
+import pytest
+
+from autograder.checks import UNITS
+from autograder.checks.causes import Observed
+from learner_kit.i18n import speaking
+from tests.cause_mutants import CAUSES, answers, false_causes, printed_causes
+from tests.cause_mutants import message as _message
+from learner_kit.i18n import language
+
+
+@cache
+def _cached(answer, lang):
+    return _message(answer)
+
+
+def message(answer):
+    """The hidden check's message on the answer, once per answer and language."""
+    return _cached(answer, language())
+
+# causes a property states once a knob reproduces the learner's results (the rest are first lines of named
+# mistakes, whose sentences are now true of every variant that names them)
+PROVEN = {"addnorm-dropout-unused", "addnorm-dropout-misplaced", "ffn-dropout-always-on", "ffn-dropout-unused",
+          "ffn-dropout-misplaced", "ffn-dropout-twice", "weights-after-dropout"}
+
+
+def _failing():
+    return [pytest.param(a, id=f"{a.unit}-{a.label[:70]}") for a in answers()]
+
+
+@pytest.mark.parametrize("answer", _failing())
+def test_a_message_states_no_cause_the_answer_does_not_have(answer):
+    text = message(answer)
+    assert not false_causes(answer, text), (answer.label, text)
+
+
+@pytest.mark.parametrize("answer", [pytest.param(a, id=f"{a.unit}-{a.label[:70]}") for a in answers()
+                                    if a.causes & PROVEN])
+def test_a_cause_a_knob_reproduces_is_still_said(answer):
+    text = message(answer)
+    assert answer.causes & PROVEN <= printed_causes(text), (answer.label, text)
+
+
+def test_every_check_that_can_print_a_cause_has_answers_with_and_without_it():
+    """Each cause is met by an answer that has it and by one that breaks the same property another way."""
+    by_check = {}
+    for answer in answers():
+        by_check.setdefault(answer.check, []).append(answer)
+    for cause in CAUSES:
+        checks = [name for name, found in by_check.items() if any(cause in a.causes for a in found)]
+        assert checks, cause
+        assert any(not (a.causes & {cause}) and a.aspect == by_check[checks[0]][0].aspect
+                   for a in by_check[checks[0]]), cause
+
+
+def test_the_sentences_named_in_the_issue_are_gone_where_untrue():
+    """The issue's cases, one by one: each gets the observation and no cause."""
+    cases = {
+        ("AddNorm", "rate of its own, F.dropout(s, 0.1)"): "Is dropout applied to x",
+        ("PositionwiseFeedForward", "nn.Dropout() built in forward (p = 0.5)"): "F.dropout(h, p)",
+        ("make_tgt_mask", "pad | causal"): "blocks padding",
+        ("Embeddings", "scaled twice"): "not multiplied",
+    }
+    found = {(a.unit, a.label): a for a in answers()}
+    for key, untrue in cases.items():
+        text = message(found[key])
+        assert text and untrue not in text, (key, text)
+
+
+def test_an_unproven_cause_leaves_the_observation_in_korean_too():
+    answer = next(a for a in answers() if a.unit == "AddNorm" and a.label == "rate of its own, F.dropout(s, 0.1)")
+    proven = next(a for a in answers() if a.unit == "AddNorm" and a.label == "dropout on x")
+    with speaking("ko"):
+        unproven_text, proven_text = message(answer), message(proven)
+    assert "AddNorm(x, 0)" in unproven_text and "다른 항" not in unproven_text, unproven_text
+    assert "다른 항" in proven_text, proven_text
+
+
+def test_a_property_that_knows_causes_returns_its_observation_alone():
+    """What a property returns is the observation and the causes it may have; the checker adds a cause's sentence
+    only when a knob proves it (autograder/checks/causes.py)."""
+    from autograder.checks import norm
+    from learner_kit import harness
+
+    answer = next(a for a in answers() if a.unit == "AddNorm" and a.label == "dropout on x")
+    spec = UNITS["AddNorm"]
+    case = spec.cases["properties"]()[0]
+    found = norm._dropout_on_sublayer_out(harness.run(answer.build(), spec.build_call(), case), case)
+    assert isinstance(found, Observed) and found.causes, found
+    assert not printed_causes(found), found
