@@ -84,13 +84,27 @@ sandbox-tool:
 	  else echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap) to grade"; fi; }
 
 # The browser tests (tests/browser/) drive Debian's chromium with Playwright (whose own browser download
-# is never needed). Installed here with apt-get where that is possible (Debian-like, as root).
-browser-tool:
+# is never needed). Installed here with apt-get where that is possible (Debian-like, as root). The feedback
+# pages' accessibility audit (tests/browser/test_feedback_a11y.py) injects axe-core, from npm at the version
+# tests/browser/axe/package-lock.json pins, into .venv/browser-axe (npm ci; nothing is fetched at test time).
+BROWSER_AXE := $(VENV)/browser-axe/node_modules/axe-core/axe.min.js
+browser-tool: $(BROWSER_AXE)
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing chromium (the browser tests)"; \
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (e.g. sudo apt-get install chromium) to run tests/browser"; fi; }
+
+$(BROWSER_AXE): tests/browser/axe/package.json tests/browser/axe/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing nodejs and npm (axe-core, the feedback pages' accessibility audit)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	  fi; }
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p $(VENV)/browser-axe && cp tests/browser/axe/package.json tests/browser/axe/package-lock.json $(VENV)/browser-axe/ && \
+	  (cd $(VENV)/browser-axe && npm ci --no-audit --no-fund --loglevel=error) && touch $@; \
+	else echo "npm is missing: install nodejs and npm (e.g. sudo apt-get install nodejs npm) for tests/browser/test_feedback_a11y.py"; fi
 
 # JupyterHub for a class on this machine (`make hub`, the README's "Running a class on JupyterHub"). Every user's
 # server runs the course's Python as that user, so the hub has an environment of its own, .venv/hub-python, made

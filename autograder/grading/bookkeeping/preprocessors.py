@@ -260,7 +260,8 @@ class LatexOutputsAsMarkdown(Preprocessor):
 
 class FeedbackCSS(CSSHTMLHeaderPreprocessor):
     """nbconvert's CSS for the page's head (pygments' colours), then the feedback page's own
-    (feedback_page.FEEDBACK_CSS: long lines wrap, math gets a math font). Enabled: nbgrader registers its
+    (feedback_page.FEEDBACK_CSS: long lines wrap, math gets a math font, WCAG AA contrast and focus rings, a
+    layout that reflows on a phone; the last style sheet of the head, so it wins). Enabled: nbgrader registers its
     preprocessors as they are, and CSSHTMLHeaderPreprocessor's default is off."""
 
     enabled = Bool(True)

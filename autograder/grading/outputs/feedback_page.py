@@ -305,6 +305,9 @@ def page_words(nb):
     language): its Jinja filter ``page_words``. The prompts keep ``{count}`` for the template to fill."""
     with speaking(notebook_language(nb) if hasattr(nb, "get") else None):
         return {
+            "lang": i18n.language(),  # the page's <html lang>: a screen reader reads it in this language's voice
+            "graded_cells": tr("Graded cells"), "test_code": tr("Test code"), "points_lost": tr("points lost"),
+            "code": tr("Code"), "table": tr("Table"), "formula": tr("Formula"),
             "score": tr("Score:"), "top": tr("Top"), "comment": tr("Comment"), "comments": tr("Comments:"),
             "test_cell": tr("Test cell"), "coding_response": tr("Coding free-response"),
             "written_response": tr("Written response"), "task": tr("Task"),
@@ -316,9 +319,14 @@ def page_words(nb):
 
 # ---------------------------------------------------------------- the page's own style
 
-# Inlined in the page's head (preprocessors.FeedbackCSS), after Bootstrap's: long lines of outputs and of the
-# grader's messages wrap instead of running off the right edge (Bootstrap's pre scrolls, and prints cut), and
-# the MathML above gets a math font where the reader's system has one.
+# Inlined in the page's head (preprocessors.FeedbackCSS), after Bootstrap's and the template's: long lines of
+# outputs and of the grader's messages wrap instead of running off the right edge (Bootstrap's pre scrolls, and
+# prints cut), and the MathML above gets a math font where the reader's system has one. Then the page for every
+# reader (issue 53; templates/course_feedback/page.html.j2 has its structure): text and links at WCAG AA contrast
+# (>= 4.5:1; links underlined, as their colour is close to the text's), focus rings >= 3:1 against what is around
+# them, Bootstrap's "¶" links to Markdown headings gone (a link named "¶" says nothing), and a layout that reflows
+# at 375 px and 200 % zoom: code, tables and displayed formulas too wide scroll inside their own focusable box
+# (.scroll-box), never the page.
 FEEDBACK_CSS = """
 div.output_area pre, div.output_subarea pre, div.output_text pre {
     white-space: pre-wrap;
@@ -326,7 +334,46 @@ div.output_area pre, div.output_subarea pre, div.output_text pre {
     overflow-wrap: anywhere;
 }
 math { font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math", math; }
-math[display="block"] { margin: 0.5em 0; overflow-x: auto; overflow-y: hidden; }
+math[display="block"] { margin: 0.5em 0; }
+
+body { color: #222; }
+a, a:visited { color: #1a4f80; text-decoration: underline; }
+a:hover, a:focus { color: #0b2e4d; }
+a:focus, summary:focus, [tabindex]:focus { outline: 3px solid #1a4f80; outline-offset: 2px; }
+a.anchor-link { display: none; }
+img { max-width: 100%; height: auto; }
+main.feedback-page { padding-left: 8px; padding-right: 8px; max-width: 100%; }
+h1.page-score { font-size: 22px; margin: 0.2em 0 0.4em; }
+h2.toc-heading { font-size: 16px; margin: 0.6em 0 0.3em; }
+h1, h2, #toc li, .cell-heading, summary { overflow-wrap: anywhere; }
+#toc ol { padding-left: 2em; margin-bottom: 0.3em; }
+#toc li { margin: 0.15em 0; }
+strong.points-lost, li.late-penalty { color: #9b1c1c; }
+div.nbgrader_cell .panel-heading.cell-heading {
+    height: auto; padding: 0.4em 0.6em; color: #fff; background-color: #1f4e79; border-color: #1f4e79;
+    display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 0.2em 1em;
+}
+.cell-heading h2 { font-size: 15px; line-height: 1.5; margin: 0; }
+.cell-heading strong.points-lost { color: #fff; }
+.cell-heading a, .cell-heading a:visited, .cell-heading a:hover, .cell-heading a:focus { color: #fff; }
+.cell-heading a:focus { outline-color: #ffd34d; }
+.cell-heading code { color: #7d1530; background-color: #fbeff2; }
+div.test-heading { margin-top: 0.6em; }
+details.test-code { margin: 0.3em 0 0.6em; }
+details.test-code > summary { display: list-item; padding: 0.2em 0.4em; cursor: pointer; }
+.rendered_html th, .rendered_html td { padding: 0.2em 0.6em; border: 1px solid #ddd; }
+.scroll-box { max-width: 100%; overflow-x: auto; }
+.scroll-box pre { overflow: visible; display: inline-block; min-width: 100%; box-sizing: border-box;
+                  word-break: normal; word-wrap: normal; margin-bottom: 0; }
+span.math-box { display: block; overflow-x: auto; overflow-y: hidden; }
+.rendered_html pre { white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; }
+.rendered_html .scroll-box pre { white-space: pre; }
+div.text_cell_render, div.output_subarea, div.inner_cell, div.panel-body { min-width: 0; max-width: 100%; }
+@media (max-width: 600px) {
+    body { padding-top: 0.3em; }
+    div.prompt { display: none; }
+    #notebook-container, div.panel-body { padding-left: 4px; padding-right: 4px; }
+}
 """
 
 
