@@ -277,6 +277,9 @@ def test_what_the_import_found_is_in_the_csv_and_both_lmss_import_it(tmp_path):
                            {**mapping, "Notes from collect-zip": ("feedback", 12)}, users, {11: "01-attention",
                                                                                            12: "02-multi-head"})
     assert moodle["feedback"][(1, 12)] == "02-multi-head: marked late by Canvas (_LATE)"  # or kept as feedback
+    export_gradebook(db_url, tmp_path / "plain.csv", roster=str(tmp_path / "roster.csv"), imported=str(submitted),
+                     notes_column=False)
+    assert rows(tmp_path / "plain.csv")[0][-1] == "02-multi-head (12346)"  # the column left out, on request
 
 
 def test_the_report_shows_what_the_import_found(tmp_path, capsys):

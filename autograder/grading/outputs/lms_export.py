@@ -43,8 +43,10 @@ roster with such columns but none for an assignment, or two for one, is named in
 student's findings in a last column, NOTES_COLUMN ("01-attention: marked late by Canvas (_LATE)"; "2 different
 files submitted, none graded"), whose ``Points Possible`` cell is ``(read only)``, as Canvas's own export marks the
 columns its import ignores (its total scores); Moodle's import takes only the columns mapped to a grade item or its
-feedback (each is "Ignore" until mapped). A roster student with no graded submission whose files the import left
-out is named as such, not as "no submission".
+feedback (each is "Ignore" until mapped). Canvas drops a read-only column only where its import finds every row's
+student; where it does not (a student graded but not in the roster, named in a warning), its preview offers the
+column as a new assignment: leave it out with ``--LmsGradebookExport.notes_column=False``. A roster student with no
+graded submission whose files the import left out is named as such, not as "no submission".
 """
 import csv
 import json
@@ -278,6 +280,8 @@ class LmsGradebookExport(ExportPlugin):
                               "SIS Login ID, Section columns, which fill the rows").tag(config=True)
     imported = Unicode("", help="collect-zip's findings file (or the folder it filled): each student's findings "
                                 "in a last, read-only column").tag(config=True)
+    notes_column = Bool(True, help="write the import's findings in a last column (Canvas's import ignores it as read "
+                                   "only where it finds every student; False leaves it out)").tag(config=True)
 
     def export(self, gradebook):
         """Write the CSV; returns the warnings (also logged): students missing from the roster, or from the class."""
@@ -309,7 +313,7 @@ class LmsGradebookExport(ExportPlugin):
         for finding in findings:
             per_student.setdefault(finding["student"], []).append(finding)
         notes = {student: student_notes(per_student.get(student, [])) for student in sorted(graded) + extra}
-        notes = {student: note for student, note in notes.items() if note}
+        notes = {student: note for student, note in notes.items() if note} if self.notes_column else {}
         if notes:
             warnings.append(f"gradebook.csv's last column, {NOTES_COLUMN!r}, holds what the import found for "
                             f"{len(notes)} student(s) (late, left out): Canvas's import ignores it (its Points Possible "
