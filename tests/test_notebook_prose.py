@@ -38,3 +38,39 @@ def test_the_ffns_share_is_said_of_an_encoder_layer(lang, words):
     intro = markdown(lang, "guided", "04-feed-forward")[0]
     assert "3분의 2" in intro or "two thirds" in intro, "the claim moved: update this test"
     assert words in intro, f"04's introduction says the FFN's share of a layer without saying which: {intro[:400]!r}"
+
+
+CALL = re.compile(r"\b[A-Za-z_][\w.]*\([^()]*,[^()]*\)")  # a call with two arguments or more
+
+
+def blanks_with_their_words(source):
+    """(the solution's lines, the comment lines right above the blank and the cell's docstrings) of each blank."""
+    lines, found = source.splitlines(), []
+    docstrings = " ".join(re.findall(r'"""(.*?)"""', source, re.S))
+    for at, line in enumerate(lines):
+        if line.strip() == "### BEGIN SOLUTION":
+            end = next(i for i in range(at, len(lines)) if lines[i].strip() == "### END SOLUTION")
+            above = []
+            for previous in reversed(lines[:at]):
+                if not previous.strip().startswith("#"):
+                    break
+                above.append(previous)
+            found.append(("\n".join(lines[at + 1:end]), "\n".join(above) + "\n" + docstrings))
+    return found
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_no_blank_is_written_out_above_it(lang):
+    """A blank's comment and its function's docstring say what to build, never the call that builds it: the
+    Encoder's `layers` comment and docstring held `EncoderLayer(d_model, n_head, d_ff, dropout)`, its answer."""
+    written_out = []
+    for path in sorted(solutions_dir(lang).glob("*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+            if cell.cell_type != "code" or "### BEGIN SOLUTION" not in cell.source:
+                continue
+            for solution, words in blanks_with_their_words(cell.source):
+                for call in CALL.findall(solution):
+                    if call in words:
+                        written_out.append(f"{path.parent.name} {grade_id}: {call}")
+    assert written_out == [], "\n".join(written_out)
