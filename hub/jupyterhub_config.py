@@ -71,21 +71,36 @@ c.JupyterHub.load_groups = {
 }
 
 # ---------------------------------------------------------------- the live view of a lab session (hub/live/)
-# class-live, a service the hub starts (and restarts if it stops) with its own Python: learners' kernels POST their
-# visible tests' outcomes to it straight on loopback (TRANSFORMER_LIVE_URL, students only), the instructors see the
-# session at /services/class-live/ after the hub's login (OAuth, no confirmation page). Only the instructors group
-# gets the service's access scope: students (the default `user` role) cannot open the page or its stream.
+# class-live, a service the hub starts (and restarts if it stops) with its own Python. It listens on two Unix sockets
+# in LIVE_SOCKETS, a folder only root may write (the service refuses to start otherwise), so that while it is down no
+# student can take its place: students' kernels POST their visible tests' outcomes to events.sock (TRANSFORMER_LIVE_URL)
+# with a token JupyterHub scopes to this service alone (TRANSFORMER_LIVE_TOKEN, renewed at each start of the server,
+# hub/live/tokens.py), never the server's JUPYTERHUB_API_TOKEN; the hub's proxy forwards /services/class-live/ to
+# page.sock (0600: the proxy runs as root), where the instructors see the session after the hub's login (OAuth, no
+# confirmation page). JupyterHub 6.1 takes only an http(s) URL for a service and checks that it answers, so the
+# service answers 404 on LIVE_PORT, and LiveProxy routes its path to page.sock instead (configurable-http-proxy 5.3
+# takes http+unix targets). Students hold the service's access scope (their token needs it), the page and its stream
+# also need the instructors group (hub/live/handlers.py).
+from urllib.parse import quote  # noqa: E402
+
+from jupyterhub.proxy import ConfigurableHTTPProxy  # noqa: E402
+from live import tokens as live_tokens  # noqa: E402
+
 LIVE_PORT = int(os.environ.get("TRANSFORMER_LIVE_PORT", "8790"))
-LIVE_SERVICE = "class-live"
-LIVE_URL = f"http://127.0.0.1:{LIVE_PORT}/services/{LIVE_SERVICE}/"
+LIVE_SERVICE = live_tokens.SERVICE
+LIVE_SOCKETS = HUB_DIR / "class-live"
+LIVE_URL = f"http+unix://{quote(str(LIVE_SOCKETS / 'events.sock'), safe='')}/services/{LIVE_SERVICE}/"
+LIVE_PAGE = f"http+unix://{quote(str(LIVE_SOCKETS / 'page.sock'), safe='')}"  # the proxy's target
+LIVE_CHECKED = f"http://127.0.0.1:{LIVE_PORT}"  # what JupyterHub knows as the service's URL
 c.JupyterHub.services = [{
     "name": LIVE_SERVICE,
-    "url": f"http://127.0.0.1:{LIVE_PORT}",
+    "url": LIVE_CHECKED,
     "command": [str(VENV_BIN / "python"), "-m", "live.service"],
     "cwd": str(HUB),
     "environment": {
         "TRANSFORMER_HUB_DIR": str(HUB_DIR),
         "TRANSFORMER_HUB_CLASS": str(CLASS_FILE.resolve()),
+        "TRANSFORMER_LIVE_SOCKETS": str(LIVE_SOCKETS),
         # optional: the events' database (default SQLite in HUB_DIR), the course's end date, keep events after it
         **{k: os.environ[k] for k in ("TRANSFORMER_LIVE_DB", "TRANSFORMER_LIVE_END", "TRANSFORMER_LIVE_KEEP")
            if os.environ.get(k)},
@@ -96,9 +111,31 @@ c.JupyterHub.services = [{
 c.JupyterHub.load_roles = [{
     "name": "class-live-viewer",
     "description": "The instructors' live view of a lab session (students may not open it)",
-    "scopes": [f"access:services!service={LIVE_SERVICE}"],
+    "scopes": live_tokens.scopes(),
     "groups": ["instructors"],
+}, {
+    "name": "class-live-sender",
+    "description": "A student's server gets a token for class-live alone, to post the visible tests' outcomes",
+    "scopes": live_tokens.scopes(),
+    "groups": [f"edition-{edition}" for edition in course.EDITIONS],
 }]
+
+
+class LiveProxy(ConfigurableHTTPProxy):
+    """configurable-http-proxy, with class-live's route to page.sock rather than to LIVE_CHECKED."""
+
+    async def add_route(self, routespec, target, data):
+        await super().add_route(routespec, LIVE_PAGE if (data or {}).get("service") == LIVE_SERVICE else target, data)
+
+    async def get_all_routes(self):
+        routes = await super().get_all_routes()
+        for route in routes.values():  # as JupyterHub expects it, or its route check would add it again and again
+            if route["data"].get("service") == LIVE_SERVICE and route["target"] == LIVE_PAGE:
+                route["target"] = LIVE_CHECKED
+        return routes
+
+
+c.JupyterHub.proxy_class = LiveProxy
 
 # ---------------------------------------------------------------- each user's server
 c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
@@ -161,7 +198,8 @@ def pre_spawn_hook(spawner):
         env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'student'}:{REPO / 'lab-config'}"
         env["TRANSFORMER_HUB_COURSE"] = course.course_id(edition)
         env["COURSE_LANG"] = course.EDITIONS[edition]["lang"]
-        env["TRANSFORMER_LIVE_URL"] = LIVE_URL  # learner_kit/live.py posts here, with the server's JUPYTERHUB_API_TOKEN
+        env["TRANSFORMER_LIVE_URL"] = LIVE_URL  # learner_kit/live.py posts here (events.sock) with the token below
+        env["TRANSFORMER_LIVE_TOKEN"] = live_tokens.renew(spawner.user)  # class-live's alone, never JUPYTERHUB_API_TOKEN
         if env["COURSE_LANG"] == "ko":
             _korean_lab(home, pwd.getpwnam(name))
         spawner.notebook_dir = str(home)

@@ -3,15 +3,17 @@
     from learner_kit import live
     live.off()     # stop sending (kept in your home folder, for every notebook); live.on() sends again
 
-On the hub (the hub gives a student's server TRANSFORMER_LIVE_URL, and JupyterHub its API token,
-JUPYTERHUB_API_TOKEN), each run of a visible test cell sends one event to the hub's `class-live` service:
-the unit, "passed" or the id of the mistake the test named ("failed" where it named none), the notebook,
-the level, the language and the time. Never code, values or messages. Anywhere else (`make lab`, Colab, the
-grader) nothing is sent and no thread is started. TRANSFORMER_LIVE=off, or live.off(), stops it too.
+On the hub (the hub gives a student's server TRANSFORMER_LIVE_URL, the service's Unix socket on the machine, and
+TRANSFORMER_LIVE_TOKEN, a token JupyterHub scopes to that service alone), each run of a visible test cell sends one
+event to the hub's `class-live` service: the unit, "passed" or the id of the mistake the test named ("failed" where it
+named none), the notebook, the level, the language and the time. Never code, values or messages, and never the
+server's own JUPYTERHUB_API_TOKEN. Anywhere else (`make lab`, Colab, the grader) nothing is sent and no thread is
+started. TRANSFORMER_LIVE=off, or live.off(), stops it too.
 
 Sending never holds up the notebook: events wait in a small queue (the oldest dropped beyond MAX_QUEUED) that a
-daemon thread posts, with short timeouts, retrying with back-off while the service is down (a retry resends the
-same event_id, which the service stores once). Nothing here raises into the learner's cell.
+daemon thread posts, with short timeouts, retrying with back-off while the service is down or as long as it asks
+(429, Retry-After; a retry resends the same event_id, which the service stores once). Nothing here raises into the
+learner's cell.
 
 In a notebook the tests report through `tested` (check_visible) and `tested_in_cell` (the capstone's checks,
 learner_kit.explain): the cell's outcome per unit is sent once, when the cell has finished, so that the first
@@ -20,13 +22,14 @@ time a line below the test's own output says what went to the live view and how 
 import atexit
 import collections
 import contextlib
+import http.client
 import json
 import os
 import re
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 import uuid
 from importlib import resources
 from pathlib import Path
@@ -34,8 +37,9 @@ from pathlib import Path
 from learner_kit import i18n
 from learner_kit.i18n import tr
 
-URL_VARIABLE = "TRANSFORMER_LIVE_URL"  # the service's base URL, ending with '/' (the hub sets it for students)
-TOKEN_VARIABLE = "JUPYTERHUB_API_TOKEN"  # the token JupyterHub gives the learner's server (kernels inherit it)
+URL_VARIABLE = "TRANSFORMER_LIVE_URL"  # the service's base URL, ending with '/' (the hub sets it for students):
+# http+unix://<its socket's path, %-encoded>/services/class-live/ on the hub, or http(s)://
+TOKEN_VARIABLE = "TRANSFORMER_LIVE_TOKEN"  # the hub's token for class-live alone (kernels inherit it)
 SWITCH_VARIABLE = "TRANSFORMER_LIVE"  # "off": send nothing, whatever live.json says
 PASSED, FAILED = "passed", "failed"
 LEVELS, DEFAULT_LEVEL = ("guided", "challenge"), "guided"
@@ -44,6 +48,7 @@ ASSIGNMENT_ID = re.compile(r"\d\d-[a-z0-9-]{1,60}")  # 01-attention, ...: an ass
 MAX_QUEUED = 500  # events kept while the service is down; older ones are dropped
 POST_TIMEOUT_S = 5
 FIRST_RETRY_S, LAST_RETRY_S = 1.0, 30.0  # back-off between retries while the service cannot be reached
+MAX_WAIT_S = 300.0  # the longest Retry-After that is followed (a longer one is cut to this)
 EXIT_FLUSH_S = 1.5  # at the kernel's exit, how long what is still queued may take to go out
 
 
@@ -63,7 +68,7 @@ def _chosen_on():
 
 
 def on_the_hub():
-    """Whether this kernel runs on the class's hub: both the service's URL and the hub's token are set."""
+    """Whether this kernel runs on the class's hub: both the service's URL and its token are set."""
     return bool(os.environ.get(URL_VARIABLE, "").strip() and os.environ.get(TOKEN_VARIABLE, "").strip())
 
 
@@ -308,13 +313,13 @@ class Sender:
                 while not self.queue:
                     self.changed.wait()
                 item = self.queue[0]
-            answer = post(*item)
+            answer, asked = send(*item)
             with self.changed:
                 if answer == "retry":  # wait (new events only join the queue), then resend the head, if still there
-                    resend_at = time.monotonic() + pause
+                    resend_at = time.monotonic() + (asked if asked is not None else pause)
                     while self.queue and time.monotonic() < resend_at:
                         self.changed.wait(resend_at - time.monotonic())
-                    pause = min(pause * 2, LAST_RETRY_S)
+                    pause = pause if asked is not None else min(pause * 2, LAST_RETRY_S)
                     continue
                 pause = FIRST_RETRY_S
                 if answer == "ended":
@@ -325,25 +330,62 @@ class Sender:
                 self.changed.notify_all()
 
 
+class _UnixConnection(http.client.HTTPConnection):
+    """HTTP over a Unix socket (the hub's class-live listens on one that only root can create)."""
+
+    def __init__(self, path, timeout):
+        super().__init__("localhost", timeout=timeout)
+        self.socket_path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.socket_path)
+
+
+def connect(url, timeout=POST_TIMEOUT_S):
+    """(connection, path) for `url`: http+unix://<socket path, %-encoded>/path, http:// or https://. No proxy of the
+    environment is used (what is sent carries a token). ValueError for any other address."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "http+unix" and parts.netloc:
+        return _UnixConnection(urllib.parse.unquote(parts.netloc), timeout), parts.path
+    if parts.scheme in ("http", "https") and parts.hostname:
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        return kind(parts.hostname, parts.port, timeout=timeout), parts.path
+    raise ValueError(f"not an address of the live view: {url!r}")
+
+
 def post(url, token, body):
     """POST one event: "stored" (200), "refused" (a 4xx other than 410 and 429, or an address that is no URL:
     resending cannot help), "ended" (410: the course has ended), or "retry" (no answer, or the service is busy or
     failing)."""
+    return send(url, token, body)[0]
+
+
+def send(url, token, body):
+    """post's answer, and the seconds the service asked to wait before sending again (429's Retry-After), or None."""
     try:
-        request = urllib.request.Request(url.rstrip("/") + "/api/events", data=json.dumps(body).encode(), method="POST",
-                                         headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        connection, path = connect(url)
     except ValueError:
-        return "refused"
+        return "refused", None
     try:
-        with urllib.request.urlopen(request, timeout=POST_TIMEOUT_S) as response:
-            response.read()
-            return "stored"
-    except urllib.error.HTTPError as error:
-        if error.code == 410:
-            return "ended"
-        return "refused" if 400 <= error.code < 500 and error.code != 429 else "retry"
-    except Exception:  # noqa: BLE001 - refused connection, timeout, a proxy's error: the service is not there now
-        return "retry"
+        connection.request("POST", path.rstrip("/") + "/api/events", body=json.dumps(body).encode(),
+                           headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+    except Exception:  # noqa: BLE001 - no socket, refused connection, timeout: the service is not there now
+        return "retry", None
+    finally:
+        connection.close()
+    status = response.status
+    if status == 200:
+        return "stored", None
+    if status == 410:
+        return "ended", None
+    if status == 429:
+        asked = response.getheader("Retry-After", "")
+        return "retry", min(max(float(asked), 1.0), MAX_WAIT_S) if asked.isascii() and asked.isdigit() else None
+    return ("refused" if 400 <= status < 500 else "retry"), None
 
 
 _sender = None

@@ -154,6 +154,20 @@ def test_on_the_hub_each_test_cell_sends_one_event_of_the_spec(service, tmp_path
     assert "live.off()" not in second
 
 
+def test_only_the_token_the_hub_made_for_the_service_is_sent_never_the_servers(service, tmp_path):
+    """A student's server has JupyterHub's JUPYTERHUB_API_TOKEN (it opens her files and kernels) and the hub's
+    TRANSFORMER_LIVE_TOKEN (class-live's alone): only the latter leaves the kernel; with the server's token alone,
+    nothing is sent at all."""
+    servers = "the-servers-own-token-0123456789abcdef"
+    kernel(PASS_THEN_MISTAKE, tmp_path, TRANSFORMER_LIVE_URL=service.url, TRANSFORMER_LIVE_TOKEN="the-live-token",
+           JUPYTERHUB_API_TOKEN=servers)
+    assert [r["authorization"] for r in service.requests] == ["token the-live-token"] * 2
+    assert servers not in json.dumps(service.requests)
+    service.requests.clear()
+    said = kernel(PASS_THEN_MISTAKE, tmp_path / "2", TRANSFORMER_LIVE_URL=service.url, JUPYTERHUB_API_TOKEN=servers)
+    assert service.requests == [] and "transformer-live" not in said["threads"]
+
+
 def test_the_notebook_its_level_and_language_come_from_the_notebook_the_kernel_runs(service, tmp_path):
     """jupyter-server tells the kernel its notebook (JPY_SESSION_NAME); the notebook's metadata its level."""
     folder = tmp_path / "01-attention"
@@ -296,6 +310,34 @@ def test_refusals_drop_the_event_and_the_courses_end_stops_sending():
         assert [live.post(url, TOKEN, {}) for _ in range(3)] == ["refused", "refused", "ended"]
     finally:
         server.close()
+
+
+def test_a_429_is_sent_again_after_its_retry_after_not_sooner():
+    """The service limits each student's rate (hub/live/events.py): 429 with Retry-After; the sender waits that long
+    (2 s here, where its own back-off would wait 1 s), then the same event is stored."""
+    seen = []
+
+    class Limiting(JSONHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            seen.append((time.monotonic(), body["event_id"]))
+            if len(seen) == 1:
+                self.send_response(429)
+                self.send_header("Retry-After", "2")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            else:
+                self.send_json(200, {"stored": body["event_id"]})
+
+    server = ThreadedServer(Limiting)
+    try:
+        sender = live.Sender()
+        sender.put(f"http://127.0.0.1:{server.port}/", TOKEN, {"event_id": "e1"})
+        assert sender.wait_sent(10)
+    finally:
+        server.close()
+    assert [event_id for _, event_id in seen] == ["e1", "e1"]
+    assert seen[1][0] - seen[0][0] >= 2.0
 
 
 def test_the_progress_table_reports_nothing(service, tmp_path):

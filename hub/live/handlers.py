@@ -1,12 +1,12 @@
-"""The service's HTTP handlers.
+"""The service's HTTP handlers for the instructors (on page.sock, where the hub's proxy forwards them; the learners'
+POST api/events is events.py's, on events.sock).
 
-- POST api/events: a learner's kernel, with its hub token (`Authorization: token ...`); the user is the token's
-  owner as the hub says (HubAuth.user_for_token), never the body's. Answered only once the event is committed.
 - GET api/stream: server-sent events for the instructor's page: `run` messages (id: the event's seq; a reconnect
   with Last-Event-ID, or ?last_event_id=, gets every later one) and `view` messages (the session's heatmap,
   progress and stuck list: view.py), plus keep-alive comments.
-- GET /: the instructor's page. Both: hub group `instructors` with the service's access scope only (HubOAuth's
-  cookie after the hub's login, or a token); everyone else 403. `?projector=1`: counts only, no names sent.
+- GET /: the instructor's page. Both need the hub's `instructors` group as well as the service's access scope
+  (HubOAuth's cookie after the hub's login, or a token): students hold the scope too, for their class-live token;
+  everyone else 403. `?projector=1`: counts only, no names sent.
 """
 import asyncio
 import json
@@ -17,7 +17,6 @@ from jupyterhub.services.auth import HubOAuthenticated, UserNotAllowed
 from tornado.iostream import StreamClosedError
 from tornado.web import HTTPError, RequestHandler
 
-from live.validate import MAX_BODY, Invalid, event_from
 from live.view import ClassView
 
 INSTRUCTORS = "instructors"  # the hub group (hub/jupyterhub_config.py's load_groups)
@@ -34,36 +33,6 @@ class JSONErrors(RequestHandler):
         reason = getattr(error, "log_message", None) or self._reason
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"error": reason}))
-
-
-class EventsHandler(JSONErrors):
-    def initialize(self, live):
-        self.live = live
-
-    def check_xsrf_cookie(self):
-        """Token-authenticated only (no cookie is ever read here), so no cross-site form can post."""
-
-    async def post(self):
-        auth = self.live.hub_auth
-        token = auth.get_token(self, in_cookie=False)
-        model = await auth.user_for_token(token, sync=False) if token else None
-        if not model or model.get("kind", "user") != "user" or not model.get("name"):
-            raise HTTPError(401, "a hub user's token is needed (Authorization: token <JUPYTERHUB_API_TOKEN>)")
-        if self.live.settings.course_over():
-            raise HTTPError(410, f"the course ended on {self.live.settings.end}: no event is kept any more")
-        if len(self.request.body) > MAX_BODY:
-            raise HTTPError(400, f"the body is over {MAX_BODY} bytes")
-        try:
-            event = event_from(json.loads(self.request.body))
-        except (ValueError, UnicodeDecodeError) as error:
-            raise HTTPError(400, str(error) if isinstance(error, Invalid) else "the body is not JSON")
-        event["student"] = model["name"]
-        try:
-            await self.live.writer.store_event(event)
-        except Exception:
-            log.exception("storing an event failed")
-            raise HTTPError(503, "the event could not be stored: send it again")
-        self.finish({"stored": event["event_id"]})
 
 
 class InstructorOnly(HubOAuthenticated, JSONErrors):

@@ -1,6 +1,8 @@
 """class-live, the JupyterHub service of the live view (started by the hub: hub/jupyterhub_config.py's
 c.JupyterHub.services; `python -m live.service` in hub/, with the hub's environment variables for a service and
-TRANSFORMER_HUB_DIR, TRANSFORMER_HUB_CLASS, TRANSFORMER_LIVE_DB, TRANSFORMER_LIVE_END, TRANSFORMER_LIVE_KEEP)."""
+TRANSFORMER_HUB_DIR, TRANSFORMER_HUB_CLASS, TRANSFORMER_LIVE_SOCKETS, TRANSFORMER_LIVE_DB, TRANSFORMER_LIVE_END,
+TRANSFORMER_LIVE_KEEP). It listens on events.sock and page.sock (sockets.py), and on its http URL for the hub's
+checks only."""
 import asyncio
 import logging
 import os
@@ -12,19 +14,23 @@ from urllib.parse import urlparse
 
 import jinja2
 from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler
+from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
-from tornado.web import Application
+from tornado.web import Application, HTTPError
 
-from live import course_info
+from live import course_info, sockets
+from live.events import DRAIN, EventsHandler, Limits
 from live.feed import Feed
-from live.handlers import EventsHandler, PageHandler, StreamHandler
+from live.handlers import JSONErrors, PageHandler, StreamHandler
 from live.settings import Settings
 from live.store import Store
+from live.validate import MAX_BODY
 from live.writer import Writer
 
 HERE = Path(__file__).resolve().parent
 RETENTION_CHECK = 3600  # seconds between checks of the course's end date
 STOP_GRACE_S = 10  # seconds a stop may take before the process just exits
+BODY_TIMEOUT_S, IDLE_S = 10, 120  # events.sock: seconds a body may take to arrive, a kept-alive connection idle
 log = logging.getLogger("class-live")
 
 
@@ -40,17 +46,18 @@ class Live:
     ids: dict
     taught: dict
     templates: jinja2.Environment
+    limits: Limits
 
     def render(self, name, **context):
         return self.templates.get_template(name).render(**context)
 
 
 def make_app(live):
+    """The instructors' routes (page.sock)."""
     prefix = live.settings.prefix
     return Application(
         [
             (prefix, PageHandler, {"live": live}),
-            (prefix + "api/events", EventsHandler, {"live": live}),
             (prefix + "api/stream", StreamHandler, {"live": live}),
             (prefix + "oauth_callback", HubOAuthCallbackHandler),
         ],
@@ -60,6 +67,39 @@ def make_app(live):
         hub_auth=live.hub_auth,  # HubOAuthCallbackHandler finds it here
         log_function=_log_request,
     )
+
+
+def events_app(live):
+    """The learners' posts (events.sock)."""
+    return Application([(live.settings.prefix + "api/events", EventsHandler, {"live": live})],
+                       log_function=_log_request)
+
+
+class Elsewhere(JSONErrors):
+    """The service's http URL: JupyterHub checks that it answers; nothing else is served there."""
+
+    def prepare(self):
+        raise HTTPError(404, "class-live is reached through the hub (/services/class-live/)")
+
+
+def listen(live):
+    """events.sock, page.sock and the http URL; every server refuses a body over its limit before reading it."""
+    settings = live.settings
+    folder = sockets.private_folder(settings.sockets)
+    events = HTTPServer(events_app(live), max_body_size=DRAIN, body_timeout=BODY_TIMEOUT_S,
+                        idle_connection_timeout=IDLE_S)
+    events.add_socket(sockets.bind(folder / settings.events_socket.name, sockets.EVENTS_MODE))
+    HTTPServer(make_app(live), max_body_size=MAX_BODY).add_socket(
+        sockets.bind(folder / settings.page_socket.name, sockets.PAGE_MODE))
+    host = urlparse(settings.service_url).hostname or "127.0.0.1"
+    try:
+        HTTPServer(Application([(r".*", Elsewhere)], log_function=_log_request), max_body_size=0).listen(
+            settings.port, host)
+    except OSError as error:
+        log.warning("%s:%d, where the hub checks the service, is taken (%s): the hub may find another process "
+                    "there, which gets no event and no page (they go to the sockets in %s)", host, settings.port,
+                    error.strerror, folder)
+    return folder, host
 
 
 def _log_request(handler):
@@ -87,15 +127,16 @@ async def main():
     live = Live(settings=settings, store=store, feed=feed, writer=Writer(store, feed.wake),
                 hub_auth=HubOAuth.instance(cache_max_age=300), roster=course_info.roster(settings.class_file),
                 ids=course_info.ids_explained(), taught=course_info.units_taught(),
-                templates=jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True))
+                templates=jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True),
+                limits=Limits())
     await feed.start()
     live.writer.start()
     PeriodicCallback(lambda: live.writer.run_blocking(forget_if_over, settings, store),
                      RETENTION_CHECK * 1000).start()
-    host = urlparse(settings.service_url).hostname or "127.0.0.1"
-    make_app(live).listen(settings.port, host)
-    log.info("listening on %s:%d%s (%d students, %s, events %s)", host, settings.port, settings.prefix,
-             len(live.roster), store.engine.url.render_as_string(hide_password=True),
+    folder, host = listen(live)
+    log.info("listening at %s in %s (events.sock, page.sock; the hub's checks at %s:%d) (%d students, %s, events %s)",
+             settings.prefix, folder, host, settings.port, len(live.roster),
+             store.engine.url.render_as_string(hide_password=True),
              f"kept until {settings.end}" if settings.end else "kept (no TRANSFORMER_LIVE_END)")
     await stop_signal()
     log.info("stopping")

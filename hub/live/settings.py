@@ -7,6 +7,7 @@ from urllib.parse import urlparse
 
 DEFAULT_PORT = 8790
 SERVICE_NAME = "class-live"
+SOCKETS_FOLDER = "class-live"  # in the hub's folder: events.sock and page.sock (sockets.py)
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,16 @@ class Settings:
     keep: bool
     prefix: str  # /services/class-live/
     port: int
-    service_url: str  # where it listens: JUPYTERHUB_SERVICE_URL (the hub's `url` for the service)
+    service_url: str  # JUPYTERHUB_SERVICE_URL (the hub's `url` for the service): only the hub's checks come there
+    sockets: Path  # the folder of events.sock (the learners' posts) and page.sock (the hub's proxy): root's only
+
+    @property
+    def events_socket(self):
+        return self.sockets / "events.sock"
+
+    @property
+    def page_socket(self):
+        return self.sockets / "page.sock"
 
     @classmethod
     def from_env(cls, env=os.environ):
@@ -40,6 +50,7 @@ class Settings:
             prefix=prefix if prefix.endswith("/") else prefix + "/",
             port=port or DEFAULT_PORT,
             service_url=url or f"http://127.0.0.1:{port or DEFAULT_PORT}",
+            sockets=Path(env.get("TRANSFORMER_LIVE_SOCKETS") or hub_dir / SOCKETS_FOLDER),
         )
 
     def cookie_secret(self):

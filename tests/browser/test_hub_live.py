@@ -18,14 +18,20 @@ Every step saves a screenshot (build/screenshots/live-NN-*.png; docs/images/live
 live-12-instructor-view.png cut to 1100x760); the times are written to build/screenshots/live-timings.json: the
 delay from a run's output in the learner's notebook to the instructor's page showing it is about 0.15 s.
 """
+import contextlib
 import json
 import os
 import pwd
 import re
 import shutil
+import socket
+import sqlite3
+import subprocess
+import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
@@ -372,3 +378,205 @@ def test_the_teachers_page_had_no_errors(people):
     assert not errors, f"the instructor's page had errors: {errors}"
     TIMES["a run's end to the page showing it, s (max)"] = round(max(DELAYS), 2)
     TIMES["a run's end to the page showing it, s (median)"] = round(sorted(DELAYS)[len(DELAYS) // 2], 2)
+
+
+# ---------------------------------------------------------------- a classmate attacking the live view
+# After the session above (the page's errors are counted before the service is stopped here). The students' kernels
+# post to events.sock with a token scoped to class-live; the hub's proxy forwards the page to page.sock; both sockets
+# are in a folder only root may write. A student (bob) tries, while the service is down, to take its place.
+LIVE_TOKEN_SCOPES = ["access:services!service=class-live", "read:users:groups!user=liveminji",
+                     "read:users:name!user=liveminji"]  # the service's access; naming its owner (every token can)
+HUB_PYTHON = ROOT / ".venv" / "hub-python" / "bin" / "python"  # what every user may run (.venv's may be root's)
+
+
+def server_environment(name):
+    """(pid, environment) of ``name``'s single-user server: what the hub gave it, and its kernels inherit."""
+    for process in psutil.process_iter(["username", "cmdline"]):
+        if process.info["username"] == name and "jupyterhub-singleuser" in " ".join(process.info["cmdline"] or []):
+            return process.pid, process.environ()
+    pytest.fail(f"{name}'s server is not running")
+
+
+def as_user(name, script, *args, env=None, **popen):
+    """``script`` run by the hub's Python as the system user ``name`` (no group of root's), from their home."""
+    account = pwd.getpwnam(name)
+    environment = env or {"PATH": "/usr/bin:/bin", "HOME": account.pw_dir, "LANG": "C.UTF-8"}
+    return subprocess.Popen([str(HUB_PYTHON), "-c", script, *map(str, args)], user=account.pw_uid,
+                            group=account.pw_gid, extra_groups=[], cwd=account.pw_dir, env=environment,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def test_a_students_live_token_opens_nothing_of_her_server(hub, people):
+    """The token minji's kernels post with, were it stolen: the hub says whose it is (her name, the service's scope),
+    her server answers 403 to listing her files, writing one and starting a kernel. Her server's own token, which
+    kernels sent before, opens them (the check tells); bob cannot read her server's environment."""
+    pid, env = server_environment("liveminji")
+    token, servers = env["TRANSFORMER_LIVE_TOKEN"], env["JUPYTERHUB_API_TOKEN"]
+    assert env["TRANSFORMER_LIVE_URL"].startswith("http+unix://") and token != servers
+    api = people.liveteacher.page.context.request  # no cookie of hers: only the token speaks
+    whoami = api.get(f"{hub.base}/hub/api/user", headers={"Authorization": f"token {token}"})
+    assert whoami.status == 200 and whoami.json()["name"] == "liveminji"
+    assert whoami.json()["scopes"] == LIVE_TOKEN_SCOPES, whoami.json()
+    files = f"{hub.base}/user/liveminji/api/contents"
+    for method, url, body in (("GET", files, None), ("PUT", f"{files}/planted.txt", {"type": "file", "format": "text",
+                              "content": "x"}), ("POST", f"{hub.base}/user/liveminji/api/kernels", {})):
+        answer = api.fetch(url, method=method, data=body, headers={"Authorization": f"token {token}"}, max_redirects=0)
+        assert answer.status == 403, (method, url, answer.status, answer.text()[:300])
+    assert not (people.liveminji.home / "planted.txt").exists()
+    listed = api.get(files, headers={"Authorization": f"token {servers}"})
+    assert listed.status == 200 and ASSIGNMENT in listed.text()
+    peek = as_user("livebob", "print(open(f'/proc/{__import__(\"sys\").argv[1]}/environ').read())", pid)
+    _, error = peek.communicate(timeout=30)
+    assert peek.returncode != 0 and "PermissionError" in error, error[-500:]
+
+
+ATTACKER = r"""
+import errno, json, os, socket, sys
+folder, port = sys.argv[1], int(sys.argv[2])
+tried = {}
+def attempt(name, action):
+    try:
+        action()
+        tried[name] = "done"
+    except OSError as error:
+        tried[name] = errno.errorcode.get(error.errno, str(error))
+def bind(path):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(path)
+    sock.listen()
+events = os.path.join(folder, "events.sock")
+attempt("bind events.sock", lambda: bind(events))
+attempt("remove events.sock", lambda: os.remove(events))
+attempt("rename events.sock", lambda: os.rename(events, events + ".old"))
+attempt("bind a socket beside it", lambda: bind(os.path.join(folder, "mine.sock")))
+attempt("connect to page.sock", lambda: socket.socket(socket.AF_UNIX).connect(os.path.join(folder, "page.sock")))
+listener = socket.socket()
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+attempt("listen on the port the hub checks", lambda: (listener.bind(("127.0.0.1", port)), listener.listen()))
+print(json.dumps(tried), flush=True)
+while tried["listen on the port the hub checks"] == "done":  # until killed: each request that comes, as it came
+    connection, _ = listener.accept()
+    connection.settimeout(2)
+    try:
+        print(json.dumps(connection.recv(65536).decode("latin-1")), flush=True)
+    except OSError:
+        pass
+    connection.close()
+"""
+
+SENDER = f"""
+import contextlib, io, json, time
+from learner_kit import live
+started = time.monotonic()
+with contextlib.redirect_stdout(io.StringIO()):  # the first report's notice, shown below a cell in a notebook
+    live.report("{UNIT}", "passed")
+took = time.monotonic() - started
+print(json.dumps({{"took": took, "sent_at_once": live.wait_sent(2)}}), flush=True)
+print(json.dumps({{"sent": live.wait_sent(150)}}), flush=True)
+"""
+DOWN_S = 6  # seconds class-live is kept down: minji's kernel tries at 0, 1 and 3 s (learner_kit.live's back-off)
+
+
+def live_services(hub):
+    """The class-live processes of this test's hub (not another hub test's)."""
+    found = []
+    for process in psutil.Process(hub.process.pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "live.service" in process.cmdline():
+                found.append(process)
+    return found
+
+
+@contextlib.contextmanager
+def kept_down(hub):
+    """class-live killed (SIGKILL), and each new start of it by the hub killed at once, until the block ends: down,
+    as in a crash loop, for as long as the block takes."""
+    stop = threading.Event()
+
+    def kill():
+        while not stop.is_set():
+            for process in live_services(hub):
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+            stop.wait(0.05)
+
+    killer = threading.Thread(target=kill, daemon=True)
+    killer.start()
+    try:
+        deadline = time.monotonic() + 10
+        while live_services(hub) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not live_services(hub), "class-live could not be stopped"
+        yield
+    finally:
+        stop.set()
+        killer.join()
+
+
+def answers(path):
+    with socket.socket(socket.AF_UNIX) as sock:
+        try:
+            sock.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
+def lines_of(process):
+    """Each line ``process`` prints, collected as it comes by a thread (it ends with the process's output)."""
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True)
+    reader.start()
+    return lines, reader
+
+
+def test_while_the_service_is_down_a_student_can_neither_take_its_place_nor_receive_a_post(hub, people):
+    """Bob, a student, while class-live is down: cannot bind, remove or rename its sockets, add his own beside them or
+    reach page.sock. He does listen on the port JupyterHub knows for the service (where kernels posted before) from
+    then on; meanwhile minji's kernel posts (her event waits, her cell did not), the teacher opens the page (503
+    from the hub's proxy), the hub starts the service again by itself (bob's port notwithstanding) and minji's event
+    is stored under her name. Nothing that reached bob (the hub's checks at most) carries a token or a cookie."""
+    folder = hub.folder / "state" / "class-live"
+    _, env = server_environment("liveminji")
+    attacker = sender = None
+    try:
+        with kept_down(hub):
+            down_since = time.monotonic()
+            assert not answers(folder / "events.sock") and not answers(folder / "page.sock")
+            attacker = as_user("livebob", ATTACKER, folder, hub.live_port)
+            tried = json.loads(attacker.stdout.readline() or "{}")
+            received, reader = lines_of(attacker)
+            sender = as_user("liveminji", SENDER, env=env)
+            first = json.loads(sender.stdout.readline() or "{}")
+            page = people.liveteacher.page.context.request.get(f"{hub.base}{VIEW}", max_redirects=0)
+            time.sleep(max(0.0, down_since + DOWN_S - time.monotonic()))
+            still_down = not answers(folder / "events.sock")
+        assert tried == {"bind events.sock": "EADDRINUSE", "remove events.sock": "EACCES",
+                         "rename events.sock": "EACCES", "bind a socket beside it": "EACCES",
+                         "connect to page.sock": "EACCES", "listen on the port the hub checks": "done"}, tried
+        assert still_down, "class-live answered while it was kept down"
+        assert first.get("took", 99) < 0.5 and first.get("sent_at_once") is False, first  # queued; the cell went on
+        assert page.status == 503, page.status
+        started = time.monotonic()
+        deadline = started + 120  # the hub polls its services every 30 s and starts a stopped one again
+        while not answers(folder / "events.sock") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        TIMES["class-live started again by the hub, bob on its port, s"] = round(time.monotonic() - started, 1)
+        assert answers(folder / "events.sock"), "the hub did not start class-live again"
+        assert "where the hub checks the service, is taken" in hub.log_text()
+        assert (folder.stat().st_uid, folder.stat().st_mode & 0o7777) == (0, 0o755)
+        out, error = sender.communicate(timeout=180)
+        assert json.loads(out.strip().splitlines()[-1]) == {"sent": True}, error[-2000:]
+        with sqlite3.connect(hub.folder / "state" / "class-live.sqlite") as db:
+            latest = db.execute("SELECT student, unit, outcome FROM live_events ORDER BY seq DESC LIMIT 1").fetchone()
+        assert latest == ("liveminji", UNIT, "passed")
+    finally:
+        for process in (attacker, sender):
+            if process is not None and process.poll() is None:
+                process.kill()
+    reader.join(timeout=10)
+    texts = [json.loads(line) for line in received]
+    for text in texts:  # the hub's own check of the service's URL may come: a GET with no credential
+        for secret in (env["TRANSFORMER_LIVE_TOKEN"], env["JUPYTERHUB_API_TOKEN"], "authorization:", "cookie:"):
+            assert secret.lower() not in text.lower(), text[:500]
+    TIMES["requests that reached bob's port"] = len(texts)
