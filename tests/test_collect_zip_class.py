@@ -50,8 +50,9 @@ def table(path):
         return list(csv.reader(handle))
 
 
-def graded_class(base, roster_text, downloads, lms):
-    """collect-zip the downloads, grade, and report with the roster and the import's findings; returns the paths
+def graded_class(base, roster_text, downloads, lms, imported=True):
+    """collect-zip the downloads, grade, and report with the roster (and the import's findings named with
+    --imported, or, with ``imported=False``, those the grading run kept from SUBMITTED by itself); returns the paths
     and what each command said."""
     source = write_sources(base / "source")
     (base / "roster.csv").write_text(roster_text, encoding="utf-8")
@@ -60,7 +61,8 @@ def graded_class(base, roster_text, downloads, lms):
                            "--source", source, "--lms", lms, cwd=base)
     graded = autograder("grade", submitted, "--out", out, "--source", source, "--jobs", "2", "--timeout", "30",
                         "--budget", "60", "--roster", base / "roster.csv", cwd=ROOT)
-    reported = autograder("report", out, "--roster", base / "roster.csv", "--imported", submitted, cwd=ROOT)
+    reported = autograder("report", out, "--roster", base / "roster.csv", *(["--imported", submitted] if imported else []),
+                          cwd=ROOT)
     return {"source": source, "submitted": submitted, "out": out, "roster": base / "roster.csv",
             "collected": collected, "graded": graded, "reported": reported}
 
@@ -95,7 +97,7 @@ def canvas_class(tmp_path_factory):
         "leelee_102_8_fx-ctrl.ipynb": perfect("fx-ctrl", "lee"),
         "dupdup_103_9_fx-ctrl.ipynb": perfect("fx-ctrl", "dup"),
     })
-    return graded_class(base, CANVAS_ROSTER, [attn, ctrl], "canvas")
+    return graded_class(base, CANVAS_ROSTER, [attn, ctrl], "canvas", imported=False)  # kept by the grading run itself
 
 
 def test_a_canvas_class_is_graded_and_its_report_and_csv_show_every_finding(canvas_class):

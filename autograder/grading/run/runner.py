@@ -16,6 +16,7 @@ from autograder.grading.run import sandbox
 from autograder.grading.run.combine import zero_submission
 from autograder.grading.bookkeeping.config import Settings, configured_db_url
 from autograder.grading.outputs.feedback_page import feedback_folder, write_fallbacks
+from autograder.grading.outputs.lms_export import FINDINGS_FILE, keep_findings
 from autograder.grading.bookkeeping.gradebook import build_template, prepare_course_gradebook, store_scores, template_cached
 from autograder.grading.bookkeeping.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack, write_not_graded
 from autograder.grading.outputs.report import RUN_WARNINGS, escaped, read_lines, stops, submission_line, write_lines, write_results
@@ -395,6 +396,10 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
                       jobs, scheduler, log, editions, warn)
         # after run_tasks, which empties OUT/logs/; for the class report
         write_not_graded(out, not_graded)
+        if (submitted / FINDINGS_FILE).is_file():  # what collect-zip found, for the class report and gradebook.csv
+            problem = keep_findings(submitted, out)
+            if problem:
+                warn(f"collect-zip's findings in {submitted / FINDINGS_FILE} were not kept: {problem}")
         write_lines(out / RUN_WARNINGS, warnings + printed)
         written.append(True)
         if template:
