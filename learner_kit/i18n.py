@@ -24,6 +24,8 @@ import importlib
 import os
 import pkgutil
 
+from learner_kit import particles
+
 LANGUAGES = ("en", "ko")
 DEFAULT = "en"
 ENVIRONMENT_VARIABLE = "COURSE_LANG"
@@ -82,7 +84,8 @@ def tr(template, /, **fields):
     lang = language()
     if lang != DEFAULT:
         template = translations(lang).get(template, template)
-    return template.format(**fields) if fields else template
+    text = template.format(**fields) if fields else template
+    return particles.resolve(text) if lang == "ko" and fields else text
 
 
 def add_translations(package):

@@ -94,10 +94,10 @@ TRANSLATIONS = {
 }
 TRANSLATIONS.update({
     "the reference's numbers in another arrangement (shape {shape})":
-        "기준 구현과 같은 수들을 다른 배치로 담은 값(모양 {shape})",
+        "기준 구현과 같은 수들을 다른 순서로 늘어놓은 값(모양 {shape})",
     "your `{name}` holds the reference's numbers, but in another arrangement: look at the order of the axes "
     "(a transpose, a view, a reshape).":
-        "여러분의 `{name}`에는 기준 구현과 같은 수들이 들어 있지만 배치가 다릅니다. 축의 순서를 살펴보세요"
+        "여러분의 `{name}`에는 기준 구현과 같은 수들이 들어 있지만 놓인 순서가 다릅니다. 축의 순서를 살펴보세요"
         "(transpose, view, reshape).",
 })
 TRANSLATIONS.update({
@@ -106,7 +106,7 @@ TRANSLATIONS.update({
         "기준 구현의 같은 자리의 {step}은(는) 모양이 {shapes}인 텐서를 받습니다.",
     "{words} (shape {shape})": "{words}(모양 {shape})",
     "the same {step} as the reference's (shape {shape})": "기준 구현과 같은 {step} 결과(모양 {shape})",
-    "{words} rearranged (shape {shape})": "배치를 바꾼 {words}(모양 {shape})",
+    "{words} rearranged (shape {shape})": "순서를 바꿔 늘어놓은 {words}(모양 {shape})",
     "a tensor of shape {shape}": "모양이 {shape}인 텐서",
 })
 TRANSLATIONS.update({
