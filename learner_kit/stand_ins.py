@@ -158,6 +158,7 @@ class StandInEncoderLayer(nn.Module):
     def __init__(self, d_model, n_head, d_ff, dropout=0.1):
         super().__init__()
         _refuse_what_the_layer_refuses(d_model, n_head, d_ff, dropout)
+        self.given_dropout = dropout  # the rate the unit that builds it passed on (learner_kit/arguments.py)
         self.mix = nn.Linear(d_model, d_model)
 
     def forward(self, x, mask=None):
@@ -170,6 +171,7 @@ class StandInDecoderLayer(nn.Module):
     def __init__(self, d_model, n_head, d_ff, dropout=0.1):
         super().__init__()
         _refuse_what_the_layer_refuses(d_model, n_head, d_ff, dropout)
+        self.given_dropout = dropout  # the rate the unit that builds it passed on (learner_kit/arguments.py)
         self.mix = nn.Linear(d_model, d_model)
         self.cross = nn.Linear(d_model, d_model)
 

@@ -200,8 +200,31 @@ def _visible_problem(unit_name, candidate):
                 else:
                     detail = _located(detail, mistake_id, candidate, calls[index], case, want, data, index)
             return format_message(mistake_id, detail)
+    problem = _arguments_problem(unit_name, candidate, data, calls[0], cases[0])
+    if problem:
+        return format_message("property-violated", problem)
     _note_broken_helpers(unit_name, candidate, data, calls, cases)
     return ""
+
+
+def _arguments_problem(unit_name, candidate, data, call, case):
+    """What learner_kit.arguments sees of the unit's `dropout` argument: built with another rate, a part that does
+    not get it. A composite is built from the course's stand-ins for its graded parts, so that it answers only for
+    what it passes on (the learner's own parts, in their own tests); in the grader, in the notebook's process."""
+    from learner_kit import arguments, stand_ins
+
+    if call.init is None or unit_name not in arguments.DROPOUT_ARGUMENT:
+        return ""
+    stored = data.get("stand_ins")
+    bindings = {name: getattr(stand_ins, class_name) for name, class_name in stored["classes"].items()} if stored else {}
+    if isinstance(candidate, harness.Remote):
+        built = replace(call, weights=stored["weights"], bindings=bindings) if stored else call
+        instance = harness.run(candidate, built, case).instance  # built from the stand-ins there, as its fresh copies
+        if instance is None:
+            return ""
+        return arguments.dropout_problem(unit_name, call.init, lambda init: instance.run_probe("dropout_rates", init))
+    return arguments.dropout_problem(unit_name, call.init,
+                                     lambda init: arguments.built_rates(candidate, init, bindings))
 
 
 def _stored_call(data):

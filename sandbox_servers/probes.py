@@ -183,8 +183,18 @@ def input_reaching(module, submodule, rate, *args):
     return seen[0] if seen else None
 
 
+def dropout_rates(module, init):
+    """learner_kit.arguments.rates() of a fresh instance of the module's class, built with `init`: the rate of each
+    part that drops ({path: p}), where a stand-in for a graded part counts as one part (the rate it was given)."""
+    from learner_kit.arguments import rates
+
+    with harness.isolated():
+        return rates(_fresh(module, init))
+
+
 PROBES = {f.__name__: f for f in (call, call_method, with_noise, module_list, tensor_attributes, fresh_buffer,
-                                  fresh_parameters, call_dropping_all, training_call, call_dropping, input_reaching)}
+                                  fresh_parameters, call_dropping_all, training_call, call_dropping, input_reaching,
+                                  dropout_rates)}
 
 
 def probe(name, module, *args):

@@ -6,6 +6,7 @@
 from learner_kit.i18n import add_translations
 
 from . import additive, attention, decoder, encoder, feedforward, generator, heads, masks, norm, train  # noqa: F401  (each family registers its units)
+from . import arguments  # noqa: F401,E402  (after the families: adds the dropout property to their units)
 from .core import ASPECTS, UNITS, CheckFailure, UnitSpec, aspects_of, check, register
 
 add_translations("autograder.locales")  # the checks' sentences in other languages
