@@ -18,6 +18,7 @@ from torch import nn
 
 from learner_kit.i18n import tr
 from learner_kit.messages import hint_for_error
+from learner_kit.slips import slip_hint
 
 
 def tolerance(dtype):
@@ -563,7 +564,7 @@ def describe_error(error):
     """'ValueError: its text', where the learner's own code raised it, and a hint about its usual cause."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     line = raised_where(error)
-    hint = hint_for_error(error)
+    hint = slip_hint(error) or hint_for_error(error)
     described = (f"{type(error).__name__}: {text[:300]}" if text else
                  tr("{error_type} (with no message)", error_type=type(error).__name__))
     if line:

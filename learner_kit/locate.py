@@ -169,6 +169,13 @@ class _Comparison:
                    for step in steps):
             return ""
         if not steps:
+            moved = [op for op in ops if op["op"] in SHAPE_ONLY]
+            if len(moved) == 1:  # a transpose or a view ran: something was done, no new value made
+                return tr("the error is raised after one step of your code that only rearranges or views the values "
+                          "it was given, before it computes any new value.")
+            if moved:
+                return tr("the error is raised after {count} steps of your code that only rearrange or view the "
+                          "values it was given, before it computes any new value.", count=len(moved))
             return tr("the error is raised before your code computes anything.")
         return tr("the error is raised after {count} steps of your code (operators or submodule calls) that each give "
                   "values the reference's computation also has.", count=len(steps))
@@ -177,7 +184,16 @@ class _Comparison:
         """The learner's submodule call that raised: what it was given, and what the reference's same call gets."""
         name = failed["name"]
         given = [v for v in failed["args"].values() if isinstance(v, torch.Tensor)]
-        words = harness_joined([self._learner_words(value) for value in given]) or tr("(none)")
+        # a value the reference's own call of this submodule returned is no name for what this call was given (an
+        # identity in evaluation mode, a dropout, returns its input)
+        own = tr("the output of `{name}`", name=self.shown(name))
+        saved, self.known = self.known, [(value, words) for value, words in self.known if words != own]
+        try:
+            words = harness_joined([self._learner_words(value) for value in given])
+        finally:
+            self.known = saved
+        if not words:  # nothing recorded of what it was given (a call that raised before its hooks saw it)
+            return tr("the error comes from your call of `{name}`.", name=self.shown(name))
         text = tr("the error comes from your call of `{name}`, given {values}.", name=self.shown(name), values=words)
         number = sum(1 for c in self.learner["calls"][:self.learner["calls"].index(failed)]
                      if c.get("depth") == 0 and c["name"] == name)

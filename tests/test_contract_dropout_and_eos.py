@@ -152,3 +152,26 @@ def test_the_greedy_decode_docstring_says_what_the_checks_take(lang):
     docstring = answer[:answer.index('"""', answer.index('"""') + 3)]
     assert ("it may stop once every row" in docstring) if lang == "en" else ("멈춰도 됨" in docstring), docstring
     assert "it stops once every row has it" not in text
+
+
+def test_at_grading_the_lost_rate_costs_the_visible_and_the_properties_cell():
+    """The same checks from outside the notebook's process (the judge, its probe `dropout_rates` in the sandbox)."""
+    from autograder.paths import SOLUTIONS
+    from tests.test_judge import notebook, serving_judge
+
+    nb = notebook(SOLUTIONS, "09-additive-attention")
+    right, wrong = LOST_RATE["AdditiveMultiHeadAttention"]
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "AdditiveMultiHeadAttention":
+            assert right in cell.source
+            cell.source = cell.source.replace(right, wrong)
+    judge = serving_judge(300, 120)
+    verifier = next(judge)
+    try:
+        verdicts = verifier.verify(load_assignment(SOLUTIONS, "09-additive-attention")[0], nb)
+    finally:
+        next(judge, None)
+    for grade_id in ("AdditiveMultiHeadAttention-visible", "AdditiveMultiHeadAttention-hidden-properties"):
+        passed, message = verdicts[grade_id]
+        assert not passed and "`dropout` (p = 0.1)" in message, (grade_id, message)
+    assert all(passed for grade_id, (passed, _) in verdicts.items() if not grade_id.startswith("AdditiveMulti"))

@@ -111,7 +111,7 @@ TRANSLATIONS.update({
 })
 TRANSLATIONS.update({
     "the error comes from your call of `{name}`, given {values}.":
-        "오류는 여러분이 `{name}`을(를) 부른 곳에서 납니다. 받은 값: {values}.",
+        "오류는 여러분의 `{name}` 호출에서 납니다. 받은 값: {values}.",
     "The reference calls it there with tensors of shapes {shapes}.":
         "기준 구현은 그 자리에서 모양이 {shapes}인 텐서로 부릅니다.",
 })
@@ -136,3 +136,14 @@ TRANSLATIONS.update({
 })
 TRANSLATIONS.update({"a part or view of {words}": "{words}의 일부나 뷰(view)"})
 TRANSLATIONS.update({"your `{name}` is {words}, unchanged.": "여러분의 `{name}`은(는) {words} 그대로입니다."})
+TRANSLATIONS.update({
+    "the error is raised after {count} steps of your code that only rearrange or view the values it was given, "
+    "before it computes any new value.":
+        "오류는 여러분의 코드가 받은 값을 재배열하거나 뷰(view)로 보기만 하는 단계 {count}개를 거친 뒤, 새 값을 "
+        "하나도 계산하기 전에 일어납니다.",
+    "the error comes from your call of `{name}`.": "오류는 여러분의 `{name}` 호출에서 납니다.",
+    "the error is raised after one step of your code that only rearranges or views the values it was given, "
+    "before it computes any new value.":
+        "오류는 여러분의 코드가 받은 값을 재배열하거나 뷰(view)로 보기만 하는 단계 하나를 거친 뒤, 새 값을 "
+        "하나도 계산하기 전에 일어납니다.",
+})
