@@ -185,9 +185,10 @@ def compiled(source, label):
     return body, (compile(ast.Expression(shown.value), label, "eval") if shown is not None else None)
 
 
-def run_cell(source, label, namespace, timeout, outputs=None):
-    """None when the cell ran, else the last line of what it raised; what it printed and showed goes into
-    ``outputs`` (a CellOutputs) where one is given, and nowhere else."""
+def run_cell(source, label, namespace, timeout, outputs=None, whole=False):
+    """None when the cell ran, else the last line of what it raised (with ``whole``, an assertion's whole message, as
+    the notebook shows it); what it printed and showed goes into ``outputs`` (a CellOutputs) where one is given, and
+    nowhere else."""
     signal.alarm(max(1, int(timeout)))
     linecache.cache[label] = (len(source), None, source.splitlines(True), label)  # so that errors can quote a line
     global SHOWING
@@ -208,6 +209,8 @@ def run_cell(source, label, namespace, timeout, outputs=None):
     except BaseException as error:  # learners' code may raise anything, SystemExit included
         text = "".join(traceback.format_exception_only(type(error), error)).strip() or type(error).__name__
         failure = text.splitlines()[-1][:500]
+        if whole and isinstance(error, AssertionError) and str(error).strip():
+            failure = str(error).strip()[:4000]
     finally:
         signal.alarm(0)
         sys.stdout, sys.stderr = saved
@@ -307,7 +310,8 @@ class Child:
 
     def test_cell(self, request):
         """A free-form graded cell, run in the notebook's namespace: passed, or the message of what it raised."""
-        failure = None if self.tampered else run_cell(request["source"], "<test cell>", self.namespace, self.timeout)
+        failure = None if self.tampered else run_cell(request["source"], "<test cell>", self.namespace, self.timeout,
+                                                      whole=request.get("whole") is True)
         self.tampered += replaced(self.snapshot)
         if self.tampered:
             failure = f"[tampering] The notebook replaced {', '.join(self.tampered[:3])}; no test can be trusted."

@@ -24,7 +24,7 @@ import os
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import torch
@@ -56,6 +56,9 @@ class GradedCall:
     unit: str  # as registered in autograder.checks
     name: str  # the notebook's variable that holds the learner's unit
     aspect: str  # an aspect of the unit, or "visible"
+    # a visible cell's whole text where it holds checks of its own (functions or statements beside the call of the
+    # learner_kit check): run in the notebook's process after the stored cases pass, they count as in the notebook
+    own_checks: str = field(default="", compare=False, repr=False)
 
 
 def graded_call(cell):
@@ -75,18 +78,32 @@ def _graded_call(cell):
     calls = [node for node in _outside_functions(tree) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id in CHECK_FUNCTIONS]
     unit = cell.grade_id.split("-")[0]
+    own = cell.source if cell.grade_id.endswith("-visible") and _has_own_checks(tree) else ""
     if not calls and cell.grade_id.endswith("-visible"):
-        return GradedCall(unit, unit, "visible")  # a visible cell of asserts only: its unit's values decide
+        return GradedCall(unit, unit, "visible", own)  # a visible cell of asserts only: its unit's values decide
     if len(calls) != 1:
         return None
     args = calls[0].args
     if len(args) < 2 or not isinstance(args[0], ast.Constant) or not isinstance(args[1], ast.Name):
         return None
     if CHECK_FUNCTIONS[calls[0].func.id] == "visible":
-        return GradedCall(str(args[0].value), args[1].id, "visible")
+        return GradedCall(str(args[0].value), args[1].id, "visible", own)
     if len(args) < 3 or not isinstance(args[2], ast.Constant):
         return None
     return GradedCall(str(args[0].value), args[1].id, str(args[2].value))
+
+
+def _has_own_checks(tree):
+    """Whether a visible cell does more than import and call the learner_kit check: functions of its own, asserts,
+    a call with the cell's own checks (check_visible("Unit", Unit, *CHECKS))."""
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                and node.value.func.id in CHECK_FUNCTIONS and len(node.value.args) <= 2 and not node.value.keywords):
+            continue
+        return True
+    return False
 
 
 def _outside_functions(tree):
@@ -491,6 +508,7 @@ def judge_cell(session, graded, units):
             if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
                 problem = _named(visible_problem(graded.unit, candidate), graded.unit, candidate)
                 problem = problem or fresh_inputs_problem(graded.unit, candidate)  # not the shipped inputs alone
+                own = _own_checks_problem(session, graded)  # run in any case: a later cell may use what it defines
                 if problem:
                     return Verdict(False, problem + _static_hints(session, graded, problem))
                 wrong = _wrong_parts(session, graded.unit, units)
@@ -500,11 +518,26 @@ def judge_cell(session, graded, units):
                                             "should, so this cell keeps its points. In your notebook its test uses your "
                                             "own {names}, which its own test finds wrong: fix {names} first.",
                                             unit=graded.unit, names=names), decisive=True)
+                if own:
+                    return Verdict(False, own)
                 return Verdict(True, "")
             check(graded.unit, candidate, "values" if graded.aspect == "visible" else graded.aspect)
+            own = _own_checks_problem(session, graded)
+            if own:
+                return Verdict(False, own)
             return Verdict(True, "")
         except CheckFailure as failure:
             return Verdict(False, str(failure) + _static_hints(session, graded, str(failure)))
+
+
+def _own_checks_problem(session, graded):
+    """What a visible cell's own checks say, or '': the whole cell runs in the notebook's process, as in the notebook
+    (its call of the learner_kit check passes there as it passed here), so its message is the notebook's, word for
+    word. That process can forge a pass, which changes nothing (the checks here decided already), never a point."""
+    if not graded.own_checks:
+        return ""
+    reply = session.ask({"op": "test_cell", "source": graded.own_checks, "whole": True})
+    return "" if reply.get("passed") is True else str(reply.get("message") or tr("The test did not pass."))
 
 
 def _unit(session, name, units):
