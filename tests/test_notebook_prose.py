@@ -74,3 +74,38 @@ def test_no_blank_is_written_out_above_it(lang):
                     if call in words:
                         written_out.append(f"{path.parent.name} {grade_id}: {call}")
     assert written_out == [], "\n".join(written_out)
+
+
+def _mha_with(attend):
+    """The reference MultiHeadAttention with its per-head attention call replaced by ``attend(q, k, v, mask, drop)``."""
+    from autograder import reference
+
+    class Variant(reference.MultiHeadAttention):
+        def attend(self, q, k, v, mask):
+            return attend(q, k, v, mask, self.dropout)
+
+    return Variant
+
+
+@pytest.mark.parametrize("name, attend, false_cause", [
+    # attention called with its arguments in another order: the keys are projected with w_k, and passed as the values
+    ("keys passed as values", lambda q, k, v, m, d: __import__("autograder.reference").reference
+     .scaled_dot_product_attention(q, v, k, m, d), "the keys must be projected with w_k"),
+    # something added after w_o: the merged heads do go through w_o
+    ("a residual after w_o", None, "the merged heads must go through w_o"),
+])
+def test_a_visible_cells_own_checks_state_no_cause_they_did_not_test(name, attend, false_cause):
+    """Notebook 02's own checks saw a symptom (w_k changes nothing; w_o at zero leaves an output) and named a cause
+    that may be false of the learner's code: they say what they saw and where to look (issue 48)."""
+    from autograder import reference
+    from tests.visible_cells import visible_cell_message
+
+    if attend is None:
+        class Candidate(reference.MultiHeadAttention):
+            def forward(self, query, key, value, mask=None):
+                return super().forward(query, key, value, mask) + query
+    else:
+        Candidate = _mha_with(attend)
+    message = visible_cell_message("MultiHeadAttention", Candidate)
+    assert message, f"{name}: the visible test passes"
+    assert false_cause not in message, f"{name}: {message}"
