@@ -16,6 +16,7 @@ TRANSLATIONS = {
         "nbgrader가 이 노트북을 끝까지 실행하지 못했습니다 ({failure}). 노트북 커널 밖에서만 채점했습니다.",
     "No points: the test did not pass.": "점수 없음: 테스트를 통과하지 못했습니다.",
     "This test passed.": "이 테스트를 통과했습니다.",
+    "The test did not pass.": "테스트를 통과하지 못했습니다.",
     "This cell was not judged.": "이 셀은 채점되지 않았습니다.",
     "The run of this notebook for its outputs stopped ({why}): the cells after that point show no output; "
     "no points depend on them.":
