@@ -19,6 +19,7 @@ from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE = "transformer"
+GRADED = "graded"  # `autograder grade submitted --out graded`, in the instructor's home: what formgrader reads
 # edition -> its folder in the repository (and in the instructor's home), its language, its course in the exchange
 EDITIONS = {
     "en": {"folder": "", "lang": "en", "course_id": COURSE},
@@ -44,8 +45,10 @@ def course_id(edition):
 
 
 def instructor_folders(home, account):
-    """The editions' course folders in the instructor's home, with their nbgrader_config.py, owned by the instructor."""
+    """The editions' course folders in the instructor's home, with their nbgrader_config.py, and graded/ (where
+    formgrader's gradebook is, before the first grading run), owned by the instructor."""
     top = Path(home)
+    (top / GRADED).mkdir(exist_ok=True)
     for edition, spec in EDITIONS.items():
         folder = top / spec["folder"] if spec["folder"] else top
         folder.mkdir(parents=True, exist_ok=True)
@@ -54,13 +57,13 @@ def instructor_folders(home, account):
         config = folder / "nbgrader_config.py"
         if not config.is_file() or config.read_text(encoding="utf-8") != text:
             config.write_text(text, encoding="utf-8")
-    for spec in EDITIONS.values():
-        for path in [top / spec["folder"], top / spec["folder"] / "nbgrader_config.py"]:
-            for part in [path, *path.parents]:
-                if part == top.parent:
-                    break
-                if part.stat().st_uid != account.pw_uid:
-                    os.chown(part, account.pw_uid, account.pw_gid)
+    paths = [top / GRADED, *(top / spec["folder"] / name for spec in EDITIONS.values() for name in ("", "nbgrader_config.py"))]
+    for path in paths:
+        for part in [path, *path.parents]:
+            if part == top.parent:
+                break
+            if part.stat().st_uid != account.pw_uid:
+                os.chown(part, account.pw_uid, account.pw_gid)
     return top
 
 
@@ -79,8 +82,13 @@ def configure(c, config_file, edition):
     c.CourseDirectory.source_directory = str(source / "solutions")
     c.CourseDirectory.release_directory = str(source / "course")
     # The whole class, every edition, in one folder: `autograder grade submitted --out graded` in the home.
+    # formgrader and nbgrader's commands read what that run writes in graded/ (as `make formgrader GRADED=OUT`):
+    # its gradebook, its autograded notebooks, its feedback pages.
+    graded = top / GRADED
     c.CourseDirectory.submitted_directory = str(top / "submitted")
-    c.CourseDirectory.feedback_directory = str(top / "graded" / "feedback")
+    c.CourseDirectory.db_url = f"sqlite:///{graded / 'gradebook.db'}"
+    c.CourseDirectory.autograded_directory = str(graded / "autograded")
+    c.CourseDirectory.feedback_directory = str(graded / "feedback")
     c.Exchange.root = os.environ.get("TRANSFORMER_HUB_EXCHANGE", "/srv/transformer-hub/exchange")
     c.ExchangeFactory.release_feedback = CourseFeedbackRelease
     # formgrader shows learners' notebooks with the feedback pages' sanitiser (as `make formgrader` does).
@@ -89,6 +97,24 @@ def configure(c, config_file, edition):
         "clean_html": "autograder.grading.outputs.feedback_page.clean_html",
         "strip_files_prefix": "autograder.grading.outputs.feedback_page.strip_files_prefix_and_sanitise",
     }
+    course_feedback(c)
+
+
+def course_feedback(c):
+    """generate_feedback (formgrader's Generate Feedback) makes the pages as `autograder grade` makes them, now from
+    the gradebook: a score typed in formgrader's Manual Grading is on them.
+
+    Its preprocessors (no hidden tests, no test tracebacks, the grader's messages once, outputs capped...) and
+    exporter are the grading run's own (autograder/grading/bookkeeping/config.py, ``scratch_config``); the exporter's
+    template and filters are set for it alone (FeedbackExporter), so that formgrader's own pages keep theirs.
+    nbgrader's default would show the autograded notebook's hidden tests to the student."""
+    from autograder.grading.bookkeeping.config import Settings, scratch_config
+
+    grading = scratch_config(Settings(), Path(c.CourseDirectory.root), "sqlite://")
+    c.GenerateFeedback.preprocessors = grading.GenerateFeedback.preprocessors
+    c.GenerateFeedback.exporter_class = grading.GenerateFeedback.exporter_class
+    for name, value in grading.HTMLExporter.items():
+        c.FeedbackExporter[name] = value
 
 
 class CourseFeedbackRelease(ExchangeReleaseFeedback):

@@ -189,8 +189,8 @@ def pre_spawn_hook(spawner):
         _in_group(name)
         folder = course.instructor_folders(home, pwd.getpwnam(name))
         # formgrader-config: any formgrader link with ?token= keeps a typed score, Hangul drawn (formgrader_extras.py)
-        env["JUPYTER_CONFIG_PATH"] = (f"{HUB / 'instructor'}:{REPO / 'autograder' / 'grading' / 'formgrader-config'}:"
-                                      f"{REPO / 'lab-config'}")
+        extras = REPO / "autograder" / "grading" / "outputs" / "formgrader-config"
+        env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'instructor'}:{extras}:{REPO / 'lab-config'}"
         spawner.notebook_dir = str(folder)
         spawner.default_url = "/formgrader"
     else:

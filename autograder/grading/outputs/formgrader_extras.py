@@ -1,5 +1,6 @@
-"""What `make formgrader` adds to nbgrader's formgrader (a Jupyter server extension, enabled by
-autograder/grading/outputs/formgrader-config/, which the make target puts on JUPYTER_CONFIG_PATH):
+"""What `make formgrader` and the hub's instructor server add to nbgrader's formgrader (a Jupyter server extension,
+enabled by autograder/grading/outputs/formgrader-config/, which the make target and hub/jupyterhub_config.py put on
+JUPYTER_CONFIG_PATH; tests/browser/test_instructor_formgrader.py and test_hub_class.py check both):
 
 - **Any formgrader link works with ?token=.** nbgrader 0.9.6's handlers give ``base_url`` without its trailing
   slash ("" at the server's root), and jupyter_server sets the login cookie with that path: an empty one, so the
