@@ -110,7 +110,7 @@ def course_feedback(c):
     nbgrader's default would show the autograded notebook's hidden tests to the student."""
     from autograder.grading.bookkeeping.config import Settings, scratch_config
 
-    grading = scratch_config(Settings(), Path(c.CourseDirectory.root), "sqlite://")
+    grading = scratch_config(Settings(), REPO, "sqlite://")  # (its scratch folder and gradebook are not copied)
     c.GenerateFeedback.preprocessors = grading.GenerateFeedback.preprocessors
     c.GenerateFeedback.exporter_class = grading.GenerateFeedback.exporter_class
     for name, value in grading.HTMLExporter.items():
