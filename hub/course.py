@@ -17,6 +17,8 @@ from pathlib import Path
 
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 
+import exchange
+
 REPO = Path(__file__).resolve().parent.parent
 COURSE = "transformer"
 GRADED = "graded"  # `autograder grade submitted --out graded`, in the instructor's home: what formgrader reads
@@ -91,6 +93,7 @@ def configure(c, config_file, edition):
     c.CourseDirectory.feedback_directory = str(graded / "feedback")
     c.Exchange.root = os.environ.get("TRANSFORMER_HUB_EXCHANGE", "/srv/transformer-hub/exchange")
     c.ExchangeFactory.release_feedback = CourseFeedbackRelease
+    exchange.factory_config(c)  # the exchange's folders are root's (hub/exchange.py); collect takes only owners' work
     # formgrader shows learners' notebooks with the feedback pages' sanitiser (as `make formgrader` does).
     c.HTMLExporter.sanitize_html = True
     c.HTMLExporter.filters = {
@@ -117,14 +120,15 @@ def course_feedback(c):
         c.FeedbackExporter[name] = value
 
 
-class CourseFeedbackRelease(ExchangeReleaseFeedback):
+class CourseFeedbackRelease(exchange.PreparedLayout, ExchangeReleaseFeedback):
     """nbgrader's release_feedback of the pages `autograder grade` wrote (graded/feedback/<student>/<assignment>/).
 
     nbgrader names a released page after a secret that the student's submission carries (only the
     student and the instructor know it; fetch_feedback finds the page by it). Its own generate_feedback
     copies the secret and the timestamp beside each page; `autograder grade` writes the pages only, so
     they are taken here from the collected submission. A page is released in this course only for a
-    submission that this course's inbound holds (the same student and timestamp): the four editions
+    submission that this course's inbound holds and its student made (the same student and timestamp;
+    hub/exchange.py's ``submissions``, as collect reads them): the four editions
     share the submitted/ and graded/ folders, not their students.
     """
 
@@ -132,10 +136,10 @@ class CourseFeedbackRelease(ExchangeReleaseFeedback):
         assignment = self.coursedir.assignment_id
         inbound = Path(self.root) / self.coursedir.course_id / "inbound"
         here = set()
-        for entry in os.listdir(inbound) if inbound.is_dir() else []:
-            parts = entry.rsplit("+", 3)
-            if len(parts) == 4 and parts[1] == assignment and (inbound / entry / "timestamp.txt").is_file():
-                here.add((parts[0], (inbound / entry / "timestamp.txt").read_text().strip()))
+        for record in exchange.submissions(inbound, assignment)[0] if inbound.is_dir() else []:
+            stamp = inbound / record["filename"] / "timestamp.txt"
+            if stamp.is_file() and not stamp.is_symlink():
+                here.add((record["username"], stamp.read_text().strip()))
         others = []
         feedback = Path(self.coursedir.format_path(self.coursedir.feedback_directory, ".", ".")).resolve()
         students = [self.coursedir.student_id] if self.coursedir.student_id not in ("", "*") else [p.parent.name for p in feedback.glob(f"*/{assignment}")]

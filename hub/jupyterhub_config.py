@@ -30,6 +30,7 @@ HUB = Path(__file__).resolve().parent
 REPO = HUB.parent
 sys.path.insert(0, str(HUB))
 import course
+import exchange
 
 c = get_config()  # noqa: F821
 
@@ -54,7 +55,7 @@ c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = int(os.environ.get("TRANSFORMER_HUB_API_PORT", "8081"))
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{os.environ.get('TRANSFORMER_HUB_PROXY_API_PORT', '8001')}"
 c.ConfigurableHTTPProxy.command = [str(REPO / ".venv" / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy")]
-c.ConfigurableHTTPProxy.pid_file = str(HUB_DIR / "jupyterhub-proxy.pid")
+c.ConfigurableHTTPProxy.pid_file = str(HUB_DIR / "run" / "jupyterhub-proxy.pid")  # run/: root's only (hub/prepare.py)
 c.JupyterHub.db_url = f"sqlite:///{HUB_DIR / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(HUB_DIR / "jupyterhub_cookie_secret")
 c.JupyterHub.cleanup_servers = True  # `make hub` stopped stops the users' servers too
@@ -160,6 +161,8 @@ def _in_group(name):
         raise RuntimeError(f"the group {GROUP} is missing: `make hub` (hub/prepare.py) creates it")
     if name not in members:
         subprocess.run(["usermod", "-a", "-G", GROUP, name], check=True)
+    # and every edition's course in the exchange (hub/exchange.py)
+    exchange.join_groups(name, [exchange.course_group(course.course_id(e)) for e in course.EDITIONS])
 
 
 def _korean_lab(home, account):
@@ -195,6 +198,10 @@ def pre_spawn_hook(spawner):
         spawner.default_url = "/formgrader"
     else:
         edition = STUDENTS[name]
+        # the exchange's course of the student's edition, and no other (hub/exchange.py)
+        courses = {exchange.course_group(course.course_id(e)) for e in course.EDITIONS}
+        mine = exchange.course_group(course.course_id(edition))
+        exchange.join_groups(name, [mine], left=sorted(courses - {mine}))
         env["JUPYTER_CONFIG_PATH"] = f"{HUB / 'student'}:{REPO / 'lab-config'}"
         env["TRANSFORMER_HUB_COURSE"] = course.course_id(edition)
         env["COURSE_LANG"] = course.EDITIONS[edition]["lang"]
