@@ -109,3 +109,30 @@ def test_a_visible_cells_own_checks_state_no_cause_they_did_not_test(name, atten
     message = visible_cell_message("MultiHeadAttention", Candidate)
     assert message, f"{name}: the visible test passes"
     assert false_cause not in message, f"{name}: {message}"
+
+
+def _challenge_cell(lang, assignment, grade_id):
+    path = solutions_dir(lang, "challenge") / assignment / f"{assignment}.ipynb"
+    return next(c.source for c in nbformat.read(path, as_version=4).cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+@pytest.mark.parametrize("lang, dropout", [("en", "ropout"), ("ko", "드롭아웃")])
+@pytest.mark.parametrize("assignment, unit, where", [("02-multi-head", "MultiHeadAttention", "def forward"),
+                                                     ("03-add-norm", "AddNorm", "def forward")])
+def test_challenge_docstrings_say_where_dropout_acts(lang, dropout, assignment, unit, where):
+    """At the challenge level the body is blank below the docstring, so the docstring is the whole contract: where
+    dropout acts is checked (visible and hidden), so it is said there, not only in the prose above."""
+    source = _challenge_cell(lang, assignment, unit)
+    docstring = source.split(where, 1)[1].split('"""')[1]
+    assert dropout in docstring, f"{unit}.forward's challenge docstring ({lang}) says nothing of dropout: {docstring!r}"
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_the_challenge_idea_of_multi_head_attention_is_no_recipe(lang):
+    """The first hint of an exercise is its idea; at the challenge level it named every step and attribute."""
+    card = next(text for text in markdown(lang, "challenge", "02-multi-head") if "MultiHeadAttention" in text
+                and "<details>" in text)
+    idea = card.split("</summary>", 1)[1].split("<details>", 1)[0]  # up to the next hint, nested in it
+    named = [name for name in ("self.attn", "self.dropout", "w_o", "w_q", "nn.Linear") if name in idea]
+    assert named == [], f"the idea hint ({lang}) spells out the recipe: {named}"
