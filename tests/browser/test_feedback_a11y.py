@@ -10,14 +10,13 @@ axe-core comes from npm at the version tests/browser/axe/package-lock.json pins 
 into .venv/browser-axe) and is injected into each page from that local file: nothing is fetched when testing.
 Screenshots at 375 px: build/screenshots/feedback-a11y-*.png.
 """
-import subprocess
-import sys
 
 import nbformat
 import pytest
 
 from tests.browser.jupyter_servers import ROOT, VIEWPORT, Screens
-from tests.fixtures.grading_course import NO_SCALE, SOURCES, replace_answer, write_sources
+from tests.browser.feedback_pages import graded_feedback_pages
+from tests.fixtures.grading_course import NO_SCALE, SOURCES, replace_answer
 
 ASSIGNMENT = "fx-attn"
 AXE = ROOT / ".venv" / "browser-axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -43,24 +42,15 @@ WIDE_CODE = "shapes = {'queries': (2, 8, 10, 64), 'keys': (2, 8, 10, 64), 'value
 def feedback(tmp_path_factory):
     """{name: the feedback page's path} of PAGES, graded in one `autograder grade` run."""
     assert AXE.is_file(), f"axe-core is missing ({AXE}): `make browser-tool` installs it with npm"
-    base = tmp_path_factory.mktemp("a11y-feedback")
-    source = write_sources(base / "source")
+    notebooks = {}
     for name, (language, mistake) in PAGES.items():
         notebook = SOURCES[ASSIGNMENT]()
         if mistake:
             notebook = replace_answer(notebook, "scaled_scores", NO_SCALE)
         notebook.metadata["course_language"] = language
         notebook.cells[1:1] = [nbformat.v4.new_markdown_cell(WIDE_MARKDOWN), nbformat.v4.new_code_cell(WIDE_CODE)]
-        for number, cell in enumerate(notebook.cells):
-            cell.id = f"cell-{number:03d}"
-        folder = base / "submitted" / name / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(notebook, str(folder / f"{ASSIGNMENT}.ipynb"))
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(base / "submitted"), "--out", str(base / "out"),
-                             "--source", str(source), "--jobs", "1", "--timeout", "15", "--budget", "30"],
-                            capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert result.returncode == 0, result.stderr[-3000:]
-    pages = {name: base / "out" / "feedback" / name / ASSIGNMENT / f"{ASSIGNMENT}.html" for name in PAGES}
+        notebooks[name] = (ASSIGNMENT, notebook)
+    pages = graded_feedback_pages(tmp_path_factory.mktemp("a11y-feedback"), notebooks)
     for name, page in pages.items():
         text = page.read_text(encoding="utf-8") if page.is_file() else ""
         assert "[sdpa-no-scale]" in text if PAGES[name][1] else "3.0 / 3.0" in text, f"{name}: not the graded page"
