@@ -315,7 +315,7 @@ class Child:
         self.tampered += replaced(self.snapshot)
         if self.tampered:
             failure = f"[tampering] The notebook replaced {', '.join(self.tampered[:3])}; no test can be trusted."
-        return {"passed": failure is None, "message": failure or ""}
+        return {"passed": failure is None, "message": failure or "", "tampered": bool(self.tampered)}
 
     def unit(self, name):
         return self.namespace.get(name, _MISSING)

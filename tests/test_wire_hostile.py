@@ -393,7 +393,9 @@ def test_a_forged_reply_costs_its_notebook_and_nothing_more(verifier, forgery):
     verdicts = verifier.verify(source, attention_notebook(FORGE.format(body=FORGERIES[forgery])))
     assert time.monotonic() - start < 20 + 15  # the notebook's budget, and the time to stop it
     assert not verdicts["scaled_dot_product_attention-hidden-values"][0], verdicts
-    if forgery == "system-exit":
-        assert "SystemExit: 0" in verdicts["scaled_dot_product_attention-hidden-values"][1], verdicts
+    if forgery == "system-exit":  # the visible cell's own checks run in the notebook's process first: they find the
+        # replaced encode_reply (put back there), and no later cell trusts that process (judge.Session.give_up)
+        told = verdicts["scaled_dot_product_attention-hidden-values"][1]
+        assert "[tampering]" in told and "encode_reply" in told, verdicts
     again = verifier.verify(source, attention_notebook())
     assert all(passed for passed, _ in again.values()), again

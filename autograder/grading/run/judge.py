@@ -207,6 +207,7 @@ class Session:
 
     def __init__(self, server, deadline, limits=None):
         self.server, self.deadline, self.seq, self.dead = server, deadline, 0, None
+        self.given_up = False  # stopped because nothing its child says can be trusted: not started again
         self.limits = limits or {}
         self.cells = []  # the cells sent to the child, in order: their text is data here (static hints)
         self.hints = {}  # unit -> the static hints on its answer cell, appended to its failures
@@ -262,6 +263,13 @@ class Session:
             except (wire.ChannelClosed, TypeError):
                 self.server.close()
                 return
+
+    def give_up(self, reason):
+        """Stop the child for ``reason``: every later question of this notebook fails with it (SessionFailure), and
+        the notebook is not started again for its later cells (verify.py)."""
+        self.given_up = True
+        if not self.dead:
+            self._stop(reason)
 
     def end(self):
         if self.dead:
@@ -537,7 +545,10 @@ def _own_checks_problem(session, graded):
     if not graded.own_checks:
         return ""
     reply = session.ask({"op": "test_cell", "source": graded.own_checks, "whole": True})
-    return "" if reply.get("passed") is True else str(reply.get("message") or tr("The test did not pass."))
+    message = "" if reply.get("passed") is True else str(reply.get("message") or tr("The test did not pass."))
+    if reply.get("tampered") is True:  # what it replaced is put back there: nothing it says from now on can be trusted
+        session.give_up(message)
+    return message
 
 
 def _unit(session, name, units):

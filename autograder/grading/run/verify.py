@@ -295,7 +295,7 @@ class NotebookRun:
 
     def session_for_next_cell(self):
         """The session to use now: a fresh child's where the last one ended while judging a cell."""
-        if self.session.dead and self.can_restart():
+        if self.session.dead and not self.session.given_up and self.can_restart():
             self.restarts += 1
             print(f"  the notebook's process ended ({self.session.dead}): started again for the next cell", flush=True)
             try:
