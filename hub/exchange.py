@@ -27,6 +27,7 @@ import pwd
 import shutil
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 from nbgrader.exchange.default import (
@@ -89,14 +90,23 @@ def join_groups(name, joined, left=()):
     the groups the system has for them then)."""
     for group in joined:
         if name not in grp.getgrnam(group).gr_mem:
-            subprocess.run(["usermod", "-a", "-G", group, name], check=True)
+            _edit_groups(["usermod", "-a", "-G", group, name])
     for group in left:
         try:
             members = grp.getgrnam(group).gr_mem
         except KeyError:
             continue
         if name in members:
-            subprocess.run(["gpasswd", "-d", name, group], check=True, capture_output=True)
+            _edit_groups(["gpasswd", "-d", name, group])
+
+
+def _edit_groups(command, tries=20):
+    """Run usermod or gpasswd, again while another holds /etc/group's lock (the hub starts servers at once)."""
+    for _ in range(tries - 1):
+        if subprocess.run(command, capture_output=True, check=False).returncode == 0:
+            return
+        time.sleep(0.25)
+    subprocess.run(command, capture_output=True, check=True)
 
 
 # ---------------------------------------------------------------- the exchange classes (ExchangeFactory)

@@ -22,7 +22,6 @@ import grp
 import json
 import os
 import pwd
-import subprocess
 import sys
 from pathlib import Path
 
@@ -154,15 +153,14 @@ def _private_home(name):
 
 
 def _in_group(name):
-    """The instructor joins the hub's instructors group (made by hub/prepare.py) before the server starts."""
+    """The instructor joins the hub's instructors group (made by hub/prepare.py) and every course's group before the
+    server starts."""
     try:
-        members = grp.getgrnam(GROUP).gr_mem
+        grp.getgrnam(GROUP)
     except KeyError:
         raise RuntimeError(f"the group {GROUP} is missing: `make hub` (hub/prepare.py) creates it")
-    if name not in members:
-        subprocess.run(["usermod", "-a", "-G", GROUP, name], check=True)
-    # and every edition's course in the exchange (hub/exchange.py)
-    exchange.join_groups(name, [exchange.course_group(course.course_id(e)) for e in course.EDITIONS])
+    # and every edition's course in the exchange (hub/exchange.py; again while another spawn holds /etc/group's lock)
+    exchange.join_groups(name, [GROUP, *(exchange.course_group(course.course_id(e)) for e in course.EDITIONS)])
 
 
 def _korean_lab(home, account):
