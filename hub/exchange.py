@@ -157,20 +157,21 @@ def submissions(inbound, assignment, student="*"):
             parts = entry.name.rsplit("+", 3)
             if len(parts) < 3 or parts[1] != assignment or (student != "*" and parts[0] != student):
                 continue
-            why = _refusal(entry, parts)
+            try:
+                timestamp = parse_utc(parts[2])
+            except (ValueError, OverflowError, TypeError):
+                refused.append((entry.name, f"its name's timestamp {parts[2]!r} is not one nbgrader writes"))
+                continue
+            why = _refusal(entry, parts[0])
             if why:
                 refused.append((entry.name, why))
             else:
-                accepted.append({"username": parts[0], "filename": entry.name, "timestamp": parse_utc(parts[2])})
+                accepted.append({"username": parts[0], "filename": entry.name, "timestamp": timestamp})
     return accepted, refused
 
 
-def _refusal(entry, parts):
-    """Why an inbound entry is not its named student's submission, or None."""
-    try:
-        parse_utc(parts[2])
-    except (ValueError, OverflowError, TypeError):
-        return f"its name's timestamp {parts[2]!r} is not one nbgrader writes"
+def _refusal(entry, student):
+    """Why an inbound entry is not ``student``'s own submission folder, or None."""
     try:
         info = entry.stat(follow_symlinks=False)
     except OSError as error:
@@ -180,11 +181,11 @@ def _refusal(entry, parts):
     if not stat.S_ISDIR(info.st_mode):
         return "it is not a folder"
     try:
-        uid = pwd.getpwnam(parts[0]).pw_uid
+        uid = pwd.getpwnam(student).pw_uid
     except KeyError:
-        return f"{parts[0]!r} is no user of this machine"
+        return f"{student!r} is no user of this machine"
     if info.st_uid != uid:
-        return f"it was made by {_user(info.st_uid)}, not by {parts[0]}: a submission in someone else's name"
+        return f"it was made by {_user(info.st_uid)}, not by {student}: a submission in someone else's name"
     return None
 
 
@@ -211,12 +212,12 @@ class OwnedCollect(PreparedLayout, ExchangeCollect):
         for name, why in refused:
             self.log.warning("Not collected: %s (%s)", os.path.join(self.inbound_path, name), why)
         self.refused = refused
-        newest = {}
+        by_student = {}  # each student's submissions, newest first
         for record in sorted(accepted, key=lambda r: r["timestamp"], reverse=True):
-            newest.setdefault(record["username"], []).append(record)
+            by_student.setdefault(record["username"], []).append(record)
         due = self._duedate()
         self.src_records = []
-        for records in newest.values():
+        for records in by_student.values():
             in_time = [r for r in records if due is not None and self.before_duedate and r["timestamp"] <= due]
             self.src_records.append((in_time or records)[0])
 

@@ -15,11 +15,9 @@
   folder; the files inside keep their modes). Nothing else of the repository changes.
 """
 import argparse
-import grp
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,7 +25,7 @@ HUB = Path(__file__).resolve().parent
 REPO = HUB.parent
 sys.path.insert(0, str(HUB))
 import course  # noqa: E402
-from exchange import prepare as prepare_exchange  # noqa: E402
+from exchange import ensure_group, prepare as prepare_exchange  # noqa: E402
 # What the students' servers read: the venv, the learner's package and lab, the hub's configs, the releases.
 LEARNERS_READ = {".venv", "learner_kit", "lab-config", "hub", "course", "ko", "challenge", "transformer_course.egg-info"}
 # The hub's state that its programs create in its folder: made root's only before they start (the proxy's pid file,
@@ -105,11 +103,7 @@ def main(argv=None):
         print(f"hub: the class is {args.class_file} (a copy of hub/class.example.json): edit it, with the machine's user names")
     json.loads(args.class_file.read_text(encoding="utf-8"))  # a broken file fails here, not in the hub
     args.class_file.chmod(args.class_file.stat().st_mode & 0o700)  # who is in the class is the hub's to know
-    try:
-        gid = grp.getgrnam(args.group).gr_gid
-    except KeyError:
-        subprocess.run(["groupadd", "--system", args.group], check=True)
-        gid = grp.getgrnam(args.group).gr_gid
+    gid = ensure_group(args.group)  # made by prepare_exchange already
     closed = []
     for path in instructor_only():
         os.chown(path, -1, gid)  # the owner keeps the folder
