@@ -3,6 +3,7 @@
     autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
     autograder report OUT [--roster roster.csv] [--imported SUBMITTED]        (the class report, again)
     autograder collect-zip DOWNLOAD.zip --roster roster.csv [--out submitted] (an LMS's download, as SUBMITTED)
+    autograder lti-push OUT [--hub DIR] [--dry-run]                           (the scores into the LMS, LTI 1.3 AGS)
 
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
 and is never modified. Writes OUT/results.json, OUT/grades.csv, OUT/feedback/, the class report
@@ -86,6 +87,9 @@ def build_parser():
     collect.add_argument("--lms", choices=["canvas", "moodle"],
                          help="read every download in this LMS's shape only (default: the shape each download's files "
                               "have); a file in another shape is left out")
+    from autograder.grading.outputs import lti_push
+
+    lti_push.add_parser(commands)  # autograder lti-push OUT: the scores into the LMS's gradebook (LTI 1.3 AGS)
     return parser
 
 
@@ -255,6 +259,8 @@ def main(argv=None):
         return report_command(args)
     if args.command == "collect-zip":
         return collect_zip_command(args)
+    if getattr(args, "run", None):  # a subcommand of its own module (autograder lti-push)
+        return args.run(args, say)
     return 2
 
 

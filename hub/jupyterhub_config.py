@@ -63,6 +63,11 @@ c.JupyterHub.cleanup_servers = True  # `make hub` stopped stops the users' serve
 # PAM (JupyterHub's default): the machine's own users and passwords, as on The Littlest JupyterHub's
 # machine or any shared server; the hub runs as root to check them and to start servers as them.
 c.JupyterHub.authenticator_class = "pam"
+if CLASS.get("lti"):  # or LTI 1.3 from Canvas or Moodle (issue 50; hub/lti.py): the class file's lti section
+    import lti  # noqa: E402
+
+    lti.configure(c, CLASS["lti"], HUB_DIR, INSTRUCTORS, STUDENTS,
+                  outbound=lambda edition: EXCHANGE / course.course_id(edition) / "outbound")
 c.Authenticator.allowed_users = INSTRUCTORS | set(STUDENTS)
 c.Authenticator.admin_users = INSTRUCTORS  # they may see the students' servers; students see only their own
 c.JupyterHub.load_groups = {
