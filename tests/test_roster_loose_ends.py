@@ -5,10 +5,14 @@
 - The roster's names reach nbgrader's student table (formgrader showed "None, None").
 - Student ids that differ only in case (``ivan``, ``Ivan``) are named in a warning.
 - Every warning the run printed is in the report (it said "No warnings" after two roster warnings).
+- Issue 52: a package installed beside the course's (dask-jobqueue, for Slurm) made a resumed run grade everything
+  again; only the pinned packages that grading imports, and what they require, decide it now (a fake
+  ``*.dist-info`` on PYTHONPATH stands for an installed package: nothing is installed into the venv).
 """
 import html
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -39,11 +43,22 @@ cy,"Young, Cy",1003,S-1003,cy.y,Section A
 """
 
 
-def run(*args, cache=None):
+def run(*args, cache=None, installed=None):
+    """``installed``: a folder of fake packages (fake_package) put first on the run's PYTHONPATH."""
     command = [sys.executable, "-c", PINNED_GRADER, *map(str, args)]
+    path = os.pathsep.join(p for p in (str(installed or ""), os.environ.get("PYTHONPATH", "")) if p)
     return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT,
                           env={**os.environ, "AUTOGRADER_RUN_TAG": f"roster{os.getpid()}",
-                               **({"AUTOGRADER_CACHE": str(cache)} if cache else {})})
+                               **({"AUTOGRADER_CACHE": str(cache)} if cache else {}),
+                               **({"PYTHONPATH": path} if path else {})})
+
+
+def fake_package(folder, name, version):
+    """What pip leaves of an installed package that importlib.metadata reads: NAME-VERSION.dist-info/METADATA."""
+    info = folder / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8")
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +72,17 @@ def runs(tmp_path_factory):
     grade = ["grade", base / "submitted", "--out", base / "out", "--source", source, "--budget", "60"]
     first = run(*grade, cache=base / "cache")  # a first run: no gradebook template cached yet
     second = run(*grade, "--roster", base / "roster.csv", cache=base / "cache")
-    return {"base": base, "out": base / "out", "first": first, "second": second}
+    # Issue 52, on copies of OUT: a tool installed beside the course keeps every result; another NumPy (one student
+    # only, to grade little) regrades.
+    shutil.copytree(base / "out", base / "out-tool")
+    tool = run(*grade[:3], base / "out-tool", *grade[4:], cache=base / "cache",
+               installed=fake_package(base / "tool", "an-unrelated-tool", "1.0"))
+    (base / "one").mkdir()
+    shutil.copytree(base / "submitted" / "perfect", base / "one" / "perfect")
+    shutil.copytree(base / "out", base / "out-numpy")
+    numpy = run("grade", base / "one", "--out", base / "out-numpy", *grade[4:], cache=base / "cache",
+                installed=fake_package(base / "numpy", "numpy", "1.26.4"))
+    return {"base": base, "out": base / "out", "first": first, "second": second, "tool": tool, "numpy": numpy}
 
 
 def test_the_environment_fingerprint_does_not_depend_on_what_was_imported():
@@ -76,6 +101,32 @@ def test_a_rerun_with_the_roster_added_resumes(runs):
     assert runs["second"].returncode == 0, runs["second"].stderr[-3000:]
     assert "3 submission(s); 0 already graded; grading 3" in runs["first"].stderr
     assert "3 submission(s); 3 already graded; grading 0" in runs["second"].stderr, runs["second"].stderr[-3000:]
+
+
+def test_a_package_installed_beside_the_course_keeps_every_result(runs):
+    """Every installed package counted toward "already graded": installing dask-jobqueue to grade on Slurm threw
+    all the earlier results away (issue 52: 0 of 23 kept)."""
+    assert runs["tool"].returncode == 0, runs["tool"].stderr[-3000:]
+    assert "3 submission(s); 3 already graded; grading 0" in runs["tool"].stderr, runs["tool"].stderr[-3000:]
+
+
+def test_another_version_of_a_package_that_grading_imports_regrades(runs):
+    assert runs["numpy"].returncode == 0, runs["numpy"].stderr[-3000:]
+    assert "1 submission(s); 0 already graded; grading 1" in runs["numpy"].stderr, runs["numpy"].stderr[-3000:]
+    results = json.loads((runs["base"] / "out-numpy" / "results.json").read_text(encoding="utf-8"))
+    assert {r["student"] for r in results} == {"perfect"}
+
+
+def test_the_fingerprint_holds_the_pinned_packages_and_what_they_require_only():
+    from autograder.grading.run.state import environment_fingerprint
+
+    listed = dict(line.split("==") for line in environment_fingerprint().splitlines()[1:] if "==" in line)
+    for name in ("torch", "numpy", "nbgrader", "nbformat", "nbconvert", "ipykernel", "distributed"):  # pinned
+        assert name in listed, name
+    for name in ("jupyter-client", "traitlets", "jinja2", "pyzmq", "sympy"):  # required by them
+        assert name in listed, name
+    assert "tinycss2" in listed  # an extra they ask for: nbconvert requires bleach[css]
+    assert "pip" not in listed and "wheel" not in listed
 
 
 def test_a_first_run_says_what_it_prepares_before_the_progress(runs):

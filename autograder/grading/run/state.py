@@ -2,6 +2,7 @@
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from autograder.paths import ROOT
@@ -37,25 +38,87 @@ def grader_digest():
     return digest.hexdigest()
 
 
-def environment_fingerprint():
-    """Python's version and every installed package with its version: a changed environment regrades.
+REQUIREMENTS = ROOT / "requirements.txt"  # the course's pinned packages: what grading imports comes from these
 
-    The packages are those installed where the interpreter installs them (its site-packages, the user's where
-    Python reads it, PYTHONPATH), not whatever ``sys.path`` holds when this runs: importing nbgrader's plugins
-    (``--roster``, zip_collect) puts setuptools' vendored packages on ``sys.path``, which made the same
-    environment look changed, so a rerun with ``--roster`` added graded everything again (issue 36)."""
-    import os
-    import site
+
+def environment_fingerprint():
+    """Python's version and the version of each package that grading may import: a changed one regrades.
+
+    Those packages are the pinned ones of requirements.txt (PyTorch, NumPy, nbgrader, nbformat, nbconvert,
+    nbclient, ipykernel, Dask...) and, as installed, everything they require (jupyter_client, traitlets, Jinja2,
+    sympy...; optional extras left out): the grader, the kernels and the sandbox import nothing else, and a
+    learner's notebook finds nothing else to import that the course gives it. Any other package installed beside
+    them (dask-jobqueue for a Slurm cluster, a profiler) changes no grade, and no longer throws the earlier
+    results away (issue 52: it regraded all 23 of 23).
+
+    Each package is found as Python imports it: the first of PYTHONPATH, the user's site-packages where Python
+    reads it, and the interpreter's; not whatever ``sys.path`` holds when this runs (importing nbgrader's plugins
+    puts setuptools' vendored packages there, which made the same environment look changed: issue 36)."""
     import sys
+
+    installed = _installed_distributions()
+    lines, seen = [], set()
+    todo = [(name, extras) for name, extras, _ in _requirements(REQUIREMENTS.read_text(encoding="utf-8").splitlines())]
+    while todo:
+        name, extras = todo.pop()
+        if (name, extras) in seen:
+            continue
+        seen.add((name, extras))
+        dist = installed.get(name)
+        if dist is None:
+            lines.append(f"{name} absent")  # pinned but not installed (a dependency not installed is not listed)
+            continue
+        lines.append(f"{name}=={dist.version}")
+        todo += [(required, more) for required, more, wanted in _requirements(dist.requires or (), extras)
+                 if wanted and required in installed]
+    return sys.version + "\n" + "\n".join(sorted(set(lines)))
+
+
+def _normalized(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirements(lines, extras=()):
+    """(normalized name, the extras it asks for, whether it is wanted here) of each requirement line
+    (requirements.txt's, or a package's Requires-Dist, of which those of ``extras`` and of no extra are wanted)."""
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:  # nbconvert, jupyterlab... require it; without it, every requirement counts
+        Requirement = None
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", line)
+        if not match or line.startswith("-"):
+            continue
+        asks, wanted = (), True
+        if Requirement is not None:
+            try:
+                requirement = Requirement(line)
+                asks = tuple(sorted(_normalized(extra) for extra in requirement.extras))
+                wanted = requirement.marker is None or any(requirement.marker.evaluate({"extra": extra})
+                                                           for extra in ("", *extras))
+            except (InvalidRequirement, ValueError, KeyError):
+                pass
+        yield _normalized(match.group()), asks, wanted
+
+
+def _installed_distributions():
+    """{normalized name: Distribution}, the first found where Python imports from (PYTHONPATH, the user's
+    site-packages, the interpreter's)."""
+    import site
     from importlib import metadata
 
-    places = list(site.getsitepackages())
+    places = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if site.ENABLE_USER_SITE:
         places.append(site.getusersitepackages())
-    places += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    packages = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions(path=places)
-                       if d.metadata["Name"]})
-    return sys.version + "\n" + "\n".join(packages)
+    places += list(site.getsitepackages())
+    found = {}
+    for place in places:
+        for dist in metadata.distributions(path=[place]):
+            name = dist.metadata["Name"]
+            if name:
+                found.setdefault(_normalized(name), dist)
+    return found
 
 
 def grader_files():
