@@ -21,6 +21,7 @@ from autograder.grading.bookkeeping.gradebook import build_template, prepare_cou
 from autograder.grading.bookkeeping.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack, write_not_graded
 from autograder.grading.outputs.report import RUN_WARNINGS, escaped, read_lines, stops, submission_line, write_lines, write_results
 from autograder.grading.bookkeeping.source import known_assignments, load_assignment
+from autograder.grading.run import stages
 from autograder.grading.run.state import autograded_path, grader_digest, input_key, read_comments, read_state, write_state
 from autograder.levels import DEFAULT_LEVEL, LEVEL_KEY, LEVELS
 from autograder.paths import EDITIONS
@@ -79,14 +80,16 @@ NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the gra
 
 
 def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print, editions=None,
-              warn=None):
+              warn=None, clock=None):
     """Grade ``todo`` on Dask (cluster.py), one task per submission; write each result as it comes back.
 
     The client alone writes OUT: each submission's state (for resuming) and feedback as soon as
     it is graded, so an interrupted run keeps what was done. A submission whose task failed (its
     worker died twice, or the grader broke) gets 0 with the reason. ``editions``: {language: (source
-    dir, {assignment: source notebooks})} of the course's other editions (edition_sources).
+    dir, {assignment: source notebooks})} of the course's other editions (edition_sources). ``clock``: a
+    stages.Clock that gets the run's own stages (cluster start, worker set-up, the client's per-submission work).
     """
+    clock = clock or stages.Clock()
     from distributed import as_completed
 
     from autograder.grading.run import cluster
@@ -101,9 +104,12 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     if not scheduler:  # a first run spends a minute here (each worker's unit server, scratch course): say so
         log(f"starting {jobs} grading worker(s) and setting them up (a few seconds; up to a minute or two the first "
             "time on a busy machine)...")
-    with cluster.grading_client(jobs, scheduler, log) as (client, ctrl_c):
+    clock.mark(stages.BEFORE)
+    with cluster.grading_client(jobs, scheduler, log, warn=warn) as (client, ctrl_c):
         ready = time.perf_counter()
+        clock.mark(stages.CLUSTER)
         cluster.register(client, settings, notebooks, template.read_bytes(), edition_payloads(editions or {}, todo, settings))
+        clock.mark(stages.SETUP)
         log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s")
         futures, waiting = {}, iter(todo)
 
@@ -111,7 +117,8 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
             submission = next(waiting, None)
             if submission is None:
                 return None
-            packed = guarded_pack(submission, [nb.name for nb in sources[submission.assignment]])
+            with clock.client_stage(stages.READ):
+                packed = guarded_pack(submission, [nb.name for nb in sources[submission.assignment]])
             future = client.submit(cluster.grade_task, packed, key=f"grade-{submission.key}-{keys[submission.key][:12]}", pure=False)
             futures[future] = submission
             return future
@@ -128,14 +135,18 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
                     running.add(following)
                 result = task_result(future, submission, sources[submission.assignment])
                 try:
-                    save_result(out, submission, keys[submission.key], result, run)
-                    write_logs(logs, submission, result)
+                    with clock.client_stage(stages.WRITING):
+                        save_result(out, submission, keys[submission.key], result, run)
+                        write_logs(logs, submission, result)
                 except Exception as error:  # one submission's outputs that cannot be written cost only it
                     warn(f"{submission.key}: its results could not be saved ({type(error).__name__}: "
                          f"{str(error)[:300]}); it counts 0 until graded again")
                 progress.finished(submission, result)
         finally:
             progress.close()
+        clock.grading_s = time.perf_counter() - clock.last  # the results' wait, not a stage of its own
+        clock.skip()
+    clock.mark(stages.SHUTDOWN)
 
 
 MAX_NOTEBOOK_BYTES = 32 * 2**20  # a submitted notebook larger than this is not read (the course's are under 1 MiB)
@@ -220,7 +231,8 @@ def save_result(out: Path, submission, key, result, run=None):
         (folder / f"{Path(notebook).name}.html").write_bytes(page)
     write_fallbacks(out, submission, [r for r in result["records"] if r["notebook"] not in result["feedback"]],
                     result.get("language"))
-    timing = {"run": run, **result["timing"], "log": result["log"]} if "timing" in result else None  # for the report
+    timing = {"run": run, **result["timing"], "log": result["log"],  # for the report; stages: worker.grade's (bench)
+              **({"stages": result["stages"]} if "stages" in result else {})} if "timing" in result else None
     comments = result.get("comments", {})
     write_state(out, submission, key, result["records"], {Path(nb).name: comments.get(nb, {}) for nb in autograded}, timing)
 
@@ -338,6 +350,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     Every warning the run prints goes into OUT/logs/warnings.txt, which the class report shows.
     GradingError when grading cannot run; Interrupted on Ctrl-C once submissions are being graded.
     """
+    clock = stages.Clock()  # the run's own stages (stages.py), written into OUT/logs/stages.json at the end
     log = escaping(log)
     printed = []  # the warnings printed once the first ones are out (a result not saved, the roster's...)
     written = []  # set once OUT/logs/warnings.txt is written (run_tasks empties OUT/logs/ first)
@@ -383,7 +396,8 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     keys = {s.key: input_key(s, sources[s.assignment], settings, grader + _edition_digest(editions, s.assignment))
             for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
-    where = f"on the Dask cluster at {scheduler}" if scheduler else f"with {jobs} job(s)"
+    where = (f"on the Dask cluster at {scheduler}" if isinstance(scheduler, str) else f"on Slurm with {scheduler.workers} "
+             "worker(s)" if scheduler else f"with {jobs} job(s)")  # scheduler: an address, or a slurm.Plan (--slurm)
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} {where}")
     assignments = sorted({s.assignment for s in submissions})
     db_url = db_url or configured_db_url() or f"sqlite:///{out / 'gradebook.db'}"
@@ -391,9 +405,10 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         if assignments and not template_cached(settings, assignments):
             log(f"preparing nbgrader's gradebook for {len(assignments)} assignment(s) (once: later runs reuse it)...")
         template = build_template(settings, assignments) if assignments else None
+        clock.mark(stages.BEFORE)
         if todo:
             run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
-                      jobs, scheduler, log, editions, warn)
+                      jobs, scheduler, log, editions, warn, clock)
         # after run_tasks, which empties OUT/logs/; for the class report
         write_not_graded(out, not_graded)
         if (submitted / FINDINGS_FILE).is_file():  # what collect-zip found, for the class report and gradebook.csv
@@ -402,17 +417,31 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
                 warn(f"collect-zip's findings in {submitted / FINDINGS_FILE} were not kept: {problem}")
         write_lines(out / RUN_WARNINGS, warnings + printed)
         written.append(True)
+        clock.mark(stages.END_OUTPUTS)
         if template:
             prepare_course_gradebook(settings, db_url, template, assignments)
         records = collect(out, submissions, sources, keys)
         if records:
             store_scores(db_url, records, {s.key: timestamp(s) for s in submissions},
                          {(s.student, s.assignment): read_comments(out, s) for s in submissions})
+        clock.mark(stages.END_GRADEBOOK)
         write_results(out, records)
         write_class_outputs(out, records, db_url, log, roster, warn)
+        clock.mark(stages.END_OUTPUTS)
+        write_run_stages(out, clock, len(todo))
     except KeyboardInterrupt:
         raise Interrupted(sum(read_state(out, s, keys[s.key]) is not None for s in submissions), len(submissions)) from None
     return records
+
+
+def write_run_stages(out: Path, clock, graded):
+    """OUT/logs/stages.json: the run's own stages (`make bench` reads them with the workers', stages.table);
+    ``grade_s``: this function's wall time so far (the command's start and exit are the rest of its wall time)."""
+    try:
+        stages.write_run(out, {"fixed": dict(clock.seconds), "client": clock.client, "submissions": graded,
+                               "grading_s": getattr(clock, "grading_s", 0.0), "grade_s": time.perf_counter() - clock.started})
+    except OSError:
+        pass
 
 
 def write_class_outputs(out: Path, records, db_url, log=print, roster=None, warn=None):

@@ -23,6 +23,7 @@ from autograder.grading.run.judge import (
     graded_call,
     judge_cell,
 )
+from autograder.grading.run.stages import RUN, SANDBOX, UNIT_SERVER, VERDICTS, stage
 from autograder.grading.bookkeeping.recorded_run import shown_outputs
 from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, classify
 from learner_kit.i18n import notebook_language, speaking, tr
@@ -162,12 +163,16 @@ class Verifier:
         keys, own_cells = learner_layout(source_notebook, submitted_notebook)
         try:
             for cells, tests in payload_segments(source_notebook, submitted_notebook, keys):
-                run.run_cells(cells, broken)
-                verdicts.update(self._judge_cells(run, tests, broken))
+                with stage(RUN):
+                    run.run_cells(cells, broken)
+                with stage(VERDICTS):
+                    verdicts.update(self._judge_cells(run, tests, broken))
             if not self.settings.kernel_run:  # (with --kernel-run, nbgrader's kernel shows what they print)
-                run.show(own_cells)
+                with stage(RUN):
+                    run.show(own_cells)
         finally:
-            run.end()
+            with stage(SANDBOX):
+                run.end()
             self.out_of_time = time.monotonic() >= run.deadline or run.out_of_cpu
         return verdicts
 
@@ -233,8 +238,10 @@ class NotebookRun:
         if remaining <= 0:
             raise SessionFailure(tr("it ran past its time budget and was stopped"))
         gpu = torch.cuda.is_available()
-        self.session, _ = self.server.notebook(list(self.cells), self.cell_timeout, self.limits, remaining,
-                                               self.language, cuda=gpu)
+        # stages.py: the first notebook of a server waits for it to start (torch imported): once per worker
+        with stage(SANDBOX if self.server.started else UNIT_SERVER):
+            self.session, _ = self.server.notebook(list(self.cells), self.cell_timeout, self.limits, remaining,
+                                                   self.language, cuda=gpu)
         if self.session.cpu_counted and not self.backstop:  # the CPU-time budget rules; the clock is a backstop
             self.backstop = True
             self.deadline = self.begun + (self.deadline - self.begun) * WALL_BACKSTOP

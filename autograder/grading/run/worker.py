@@ -24,6 +24,7 @@ from autograder.checks import core as checks_core
 from autograder.grading.run.combine import combined_records, public, zero_records, zero_submission
 from autograder.grading.bookkeeping.config import Settings, cell_timeout
 from autograder.grading.run.forked_kernels import KERNELS
+from autograder.grading.run.stages import AUTOGRADE, FEEDBACK, GRADEBOOK, READ, recording, stage
 from autograder.grading.bookkeeping.recorded_run import recorded, tag_cells
 from autograder.grading.bookkeeping.scratch import ScratchCourse
 from autograder.grading.bookkeeping.source import load_assignment
@@ -121,13 +122,15 @@ class GradingWorker:
         formgrader shows the instructor, "comments" nbgrader's automatic comments on their answer cells."""
         log = io.StringIO()
         shown, comments = {}, {}
-        with contextlib.redirect_stdout(log):
+        with contextlib.redirect_stdout(log), recording() as record:  # stages.py: where the task's time goes
             print(f"grading {packed.key}", flush=True)
-            sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
+            with stage(READ):
+                sources = load_assignment(Path(self.settings.source_dir), packed.assignment)
             course, language = self.course, "en"  # until the submission's edition is known
             try:
-                notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
-                course, language = self.course_for(packed, notebooks)
+                with stage(READ):
+                    notebooks = {name: nbformat.reads(text, as_version=4) for name, text in packed.notebooks.items()}
+                    course, language = self.course_for(packed, notebooks)
                 with speaking(language):  # the grader's own sentences in the submission's language
                     records = self.grade_notebooks(packed, sources, notebooks, course, shown, comments)
             except Exception:  # a grader bug must not take the other submissions down
@@ -139,12 +142,13 @@ class GradingWorker:
                 traceback.print_exc(file=log)
             pages = {}
             try:
-                with timed("nbgrader generate_feedback"):
+                with timed("nbgrader generate_feedback"), stage(FEEDBACK):
                     pages = {name: path.read_bytes() for name, path in course.feedback(packed).items()}
             except Exception:
                 traceback.print_exc(file=log)
+            stages = record.finish(len(sources))
         return {"records": public(records), "feedback": pages, "autograded": shown, "comments": comments,
-                "language": language, "log": log.getvalue()}
+                "language": language, "log": log.getvalue(), "stages": stages}
 
     def grade_notebooks(self, packed, sources, notebooks, course, shown, comments):
         """The records of every source notebook of the submission's assignment, autograded in ``course``;
@@ -174,20 +178,21 @@ class GradingWorker:
                 why = packed.unreadable.get(source.name, f"no notebook named {source.name}.ipynb was submitted")
                 records += zero_records(packed, source, f"Not graded: {why}.")
                 continue
-            verdicts_here = verdicts[source.name]
-            nbgrader = course.results(packed, source)
-            reason = short_reason(failure) if failure else "no autograded notebook"
-            notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
-            for entry in notebook_records:  # a verdict the grader's own failure made says so by a field, not in words
-                if getattr(verdicts_here.get(entry["grade_id"]), "grader_error", False) is True:
-                    entry["grader_error"] = True
-            stopped = getattr(runs.get(source.name), "stopped", None)
-            if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
-                notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
-            autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
-            if autograded is not None:
-                shown[source.name] = autograded
-                comments[source.name] = course.comments(packed, source.name)
+            with stage(GRADEBOOK):
+                verdicts_here = verdicts[source.name]
+                nbgrader = course.results(packed, source)
+                reason = short_reason(failure) if failure else "no autograded notebook"
+                notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
+                for entry in notebook_records:  # a verdict the grader's own failure made says so by a field, not in words
+                    if getattr(verdicts_here.get(entry["grade_id"]), "grader_error", False) is True:
+                        entry["grader_error"] = True
+                stopped = getattr(runs.get(source.name), "stopped", None)
+                if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
+                    notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
+                autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
+                if autograded is not None:
+                    shown[source.name] = autograded
+                    comments[source.name] = course.comments(packed, source.name)
             records += notebook_records
         return records
 
@@ -196,7 +201,7 @@ class GradingWorker:
         """nbgrader's autograde of ``notebooks`` with the outputs and verdicts of their one run; its error text or None."""
         if not notebooks:
             return None
-        with timed("nbgrader autograde (no kernel)"), recorded(runs):
+        with timed("nbgrader autograde (no kernel)"), stage(AUTOGRADE), recorded(runs):
             return course.autograde(packed, {name: tag_cells(copy.deepcopy(nb)) for name, nb in notebooks.items()},
                                     packed.timestamp)
 
@@ -213,7 +218,7 @@ class GradingWorker:
                       "run again", budget=self.settings.notebook_budget_s)
         KERNELS.stopped, KERNELS.time_left_s = None, left_s
         try:
-            with timed("nbgrader autograde"):
+            with timed("nbgrader autograde"), stage(AUTOGRADE):
                 failure = course.autograde(packed, notebooks, packed.timestamp)
         finally:
             KERNELS.time_left_s = None
