@@ -14,19 +14,14 @@ Screenshots at 375 px: build/screenshots/feedback-a11y-*.png.
 import nbformat
 import pytest
 
-from tests.browser.jupyter_servers import ROOT, VIEWPORT, Screens
+from tests.browser.a11y import SIZES, axe_installed, axe_violations, page_width
 from tests.browser.feedback_pages import graded_feedback_pages
+from tests.browser.jupyter_servers import Screens
 from tests.fixtures.grading_course import NO_SCALE, SOURCES, replace_answer
 
 ASSIGNMENT = "fx-attn"
-AXE = ROOT / ".venv" / "browser-axe" / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 CURRENT_PAGE = {}  # for conftest's screenshot of a failed step
 PAGES = {"en-mistake": ("en", True), "en-full": ("en", False), "ko-mistake": ("ko", True), "ko-full": ("ko", False)}
-# A phone (its browser honours the page's viewport tag), and a 1280-px window at 200 % zoom.
-SIZES = {"desktop": {"viewport": VIEWPORT},
-         "phone": {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
-         "zoom-200": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2}}
 WIDE_MARKDOWN = r"""## Shapes
 
 $$\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \mathrm{head}_2, \mathrm{head}_3, \mathrm{head}_4, \mathrm{head}_5, \mathrm{head}_6, \mathrm{head}_7, \mathrm{head}_8)\, W^O$$
@@ -41,7 +36,7 @@ WIDE_CODE = "shapes = {'queries': (2, 8, 10, 64), 'keys': (2, 8, 10, 64), 'value
 @pytest.fixture(scope="module")
 def feedback(tmp_path_factory):
     """{name: the feedback page's path} of PAGES, graded in one `autograder grade` run."""
-    assert AXE.is_file(), f"axe-core is missing ({AXE}): `make browser-tool` installs it with npm"
+    axe_installed()
     notebooks = {}
     for name, (language, mistake) in PAGES.items():
         notebook = SOURCES[ASSIGNMENT]()
@@ -75,24 +70,6 @@ def browse(chromium):
     CURRENT_PAGE.clear()
     for context in contexts:
         context.close()
-
-
-def axe_violations(page):
-    """axe-core's WCAG 2.1 A and AA violations on ``page``: one line per rule, with its first elements."""
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("options => axe.run(document, options)",
-                           {"runOnly": {"type": "tag", "values": WCAG_21_AA}, "resultTypes": ["violations"]})
-    return [f"{rule['id']} ({rule['impact']}, {len(rule['nodes'])}x): "
-            + "; ".join(f"{node['target']} {node['failureSummary'].splitlines()[-1].strip()}" for node in rule["nodes"][:3])
-            for rule in result["violations"]]
-
-
-def page_width(page):
-    return page.evaluate("""() => ({layout: document.documentElement.clientWidth, inner: window.innerWidth,
-        scroll: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-        wide: Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right
-              > document.documentElement.clientWidth + 1 && !e.closest('.scroll-box')).slice(0, 5)
-              .map(e => e.tagName + '.' + e.className)})""")
 
 
 @pytest.mark.parametrize("size", list(SIZES))

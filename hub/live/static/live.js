@@ -2,8 +2,8 @@
 // Every text from the stream goes in with textContent (never as HTML). The state is readable in the DOM:
 // body[data-state|data-connected|data-last-seq|data-last-event-id|data-events], #status,
 // #progress tr[data-unit] (data-passed, data-trying, data-not-started), #heatmap td[data-unit][data-id]
-// (data-count), #stuck li[data-student][data-unit][data-id],
-// #stuck-count, #id-details[data-id] (what learners see for the id selected, and where its unit is taught).
+// (data-count, data-level), #stuck li[data-student][data-unit][data-id], #stuck-count, #stuck-news (who joined or
+// left the stuck list), #id-details[data-id] (what learners see for the id selected, and where its unit is taught).
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("live-data").textContent);
@@ -65,27 +65,64 @@
     return count ? Math.max(1, Math.ceil((5 * count) / Math.max(most, 1))) : 0;
   }
 
+  // Every view (every 15 s idle, up to 4 a second busy) updates the page in place: nodes are kept by a key
+  // (data-key), changed only where their data changed and moved only where their order did, so a keyboard's
+  // focus stays where it was (restored, by its data-focus key, should a browser drop it when a node moves).
+  function place(parent, node, index) {
+    const here = parent.children[index] || null;
+    if (here === node) return;
+    if (node.parentNode === parent && parent.moveBefore) parent.moveBefore(node, here);  // keeps the focus
+    else parent.insertBefore(node, here);
+  }
+
+  function sync(parent, items, keyOf, create, update, skip) {
+    const old = new Map();
+    for (const child of [...parent.children].slice(skip || 0)) old.set(child.dataset.key, child);
+    items.forEach((item, i) => {
+      const key = keyOf(item);
+      let node = old.get(key);
+      if (node) old.delete(key);
+      else { node = create(item); node.dataset.key = key; }
+      update(node, item);
+      place(parent, node, (skip || 0) + i);
+    });
+    for (const node of old.values()) node.remove();
+  }
+
+  const setText = (node, text) => { if (node.textContent !== String(text)) node.textContent = String(text); };
+  const setAttr = (node, name, value) => { if (node.getAttribute(name) !== String(value)) node.setAttribute(name, value); };
+
   function draw(view) {
+    const focused = document.activeElement, focusKey = focused && focused.dataset ? focused.dataset.focus : null;
+    const inStuck = focused && focused.closest ? focused.closest("#stuck") : null;
     latest = view;
     document.body.dataset.events = view.events;
     document.body.dataset.lastSeq = view.last_seq;
     const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-    $("totals").textContent = `${plural(view.events, "run", "runs")}, ${plural(view.roster, "student", "students")} on the roster`;
+    setText($("totals"), `${plural(view.events, "run", "runs")}, ${plural(view.roster, "student", "students")} on the roster`);
     $("no-runs").hidden = view.progress.length > 0;
-    const body = $("progress").tBodies[0];
-    body.replaceChildren();
-    for (const row of view.progress) {
-      const tr = make("tr", null, { "data-unit": row.unit, "data-passed": row.passed, "data-trying": row.trying,
-        "data-not-started": row.not_started });
-      const name = make("th", row.unit, { scope: "row" });
-      tr.append(name, make("td", row.passed, { class: "n" }), make("td", row.trying, { class: "n" }),
-        make("td", row.not_started, { class: "n" }), make("td", row.runs, { class: "n" }));
-      body.append(tr);
-    }
+    sync($("progress").tBodies[0], view.progress, (row) => row.unit, (row) => {
+      const tr = make("tr", null, { "data-unit": row.unit });
+      tr.append(make("th", row.unit, { scope: "row" }));
+      for (let k = 0; k < 4; k++) tr.append(make("td", null, { class: "n" }));
+      return tr;
+    }, (tr, row) => {
+      const values = [row.passed, row.trying, row.not_started, row.runs];
+      values.forEach((v, k) => setText(tr.cells[k + 1], v));
+      setAttr(tr, "data-passed", row.passed);
+      setAttr(tr, "data-trying", row.trying);
+      setAttr(tr, "data-not-started", row.not_started);
+    });
     drawHeatmap(view.heatmap);
-    $("stuck-count").textContent = view.stuck_count;
+    setText($("stuck-count"), view.stuck_count);
     if (view.stuck) drawStuck(view.stuck);
     if (view.recent) drawRecent(view.recent);
+    if (focused && focused !== document.body && document.activeElement !== focused) {
+      const again = focused.isConnected ? focused
+        : [...document.querySelectorAll("[data-focus]")].find((e) => focusKey && e.dataset.focus === focusKey);
+      if (again) again.focus({ preventScroll: true });
+      else if (inStuck) $("stuck-title").focus({ preventScroll: true });  // its student left the stuck list
+    }
   }
 
   function drawHeatmap(cells) {
@@ -96,38 +133,46 @@
     const most = Math.max(0, ...cells.map((c) => c.count));
     const byKey = new Map(cells.map((c) => [c.unit + "\u0000" + c.id, c]));
     const head = $("heatmap").tHead;
-    head.replaceChildren();
-    const top = make("tr");
-    top.append(make("th", "Unit \\ id", { scope: "col" }));
-    for (const id of ids) {
+    if (!head.rows.length) {
+      const top = make("tr");
+      top.append(make("th", "Unit \\ id", { scope: "col" }));
+      head.append(top);
+    }
+    sync(head.rows[0], ids, (id) => id, (id) => {
       const th = make("th", null, { scope: "col" });
-      const button = make("button", `[${id}]`, { type: "button", class: "id", "data-id": id });
+      const button = make("button", `[${id}]`, { type: "button", class: "id", "data-id": id, "data-focus": "id\u001f" + id });
       button.addEventListener("click", () => explain(id, null));
       th.append(button);
-      top.append(th);
-    }
-    head.append(top);
-    const body = $("heatmap").tBodies[0];
-    body.replaceChildren();
-    for (const unit of units) {
+      return th;
+    }, () => {}, 1);
+    sync($("heatmap").tBodies[0], units, (unit) => unit, (unit) => {
       const tr = make("tr", null, { "data-unit": unit });
       tr.append(make("th", unit, { scope: "row" }));
-      for (const id of ids) {
-        const cell = byKey.get(unit + "\u0000" + id);
-        const count = cell ? cell.count : 0;
-        const td = make("td", null, { "data-unit": unit, "data-id": id, "data-count": count,
-          "data-level": level(count, most) });
-        if (count) {
-          const label = `${count} student${count === 1 ? "" : "s"}: ${unit}, [${id}]`;
-          const button = make("button", count, { type: "button", class: "cell", "aria-label": label });
-          if (cell.students) button.title = cell.students.join(", ");
-          button.addEventListener("click", () => explain(id, unit));
-          td.append(button);
-        }
-        tr.append(td);
-      }
-      body.append(tr);
+      return tr;
+    }, (tr, unit) => sync(tr, ids, (id) => id, (id) => make("td", null, { "data-unit": unit, "data-id": id }),
+      (td, id) => drawCell(td, unit, id, byKey.get(unit + "\u0000" + id), most), 1));
+  }
+
+  // A cell with students is a button named by its count, unit, id and (instructor only) the students; an empty
+  // cell says so to a screen reader ("no students"), and takes no place in the keyboard's order.
+  function drawCell(td, unit, id, cell, most) {
+    const count = cell ? cell.count : 0;
+    setAttr(td, "data-count", count);
+    setAttr(td, "data-level", level(count, most));
+    let button = td.querySelector("button");
+    if (!count) {
+      if (!td.querySelector(".sr-only")) td.replaceChildren(make("span", "no students", { class: "sr-only" }));
+      return;
     }
+    if (!button) {
+      button = make("button", null, { type: "button", class: "cell", "data-focus": `cell\u001f${unit}\u001f${id}` });
+      button.addEventListener("click", () => explain(id, unit));
+      td.replaceChildren(button);
+    }
+    const names = cell.students ? `: ${cell.students.join(", ")}` : "";
+    setText(button, count);
+    setAttr(button, "aria-label", `${count} student${count === 1 ? "" : "s"}: ${unit}, [${id}]${names}`);
+    if (cell.students) setAttr(button, "title", cell.students.join(", "));
   }
 
   function explain(id, unit) {
@@ -157,32 +202,50 @@
     box.hidden = false;
   }
 
+  let stuckBefore = null;  // the keys of the stuck list last drawn
+
   function drawStuck(list) {
-    const ol = $("stuck");
-    ol.replaceChildren();
-    $("stuck-rule").textContent = `A student whose last ${$("runs").value} or more runs of a unit failed the same way, ` +
-      `the first of them at least ${$("minutes").value} minutes ago.`;
-    for (const s of list) {
-      const li = make("li", null, { "data-student": s.student, "data-unit": s.unit, "data-id": s.id,
-        "data-runs": s.runs });
+    setText($("stuck-rule"), `A student whose last ${$("runs").value} or more runs of a unit failed the same way, ` +
+      `the first of them at least ${$("minutes").value} minutes ago.`);
+    const keyOf = (s) => `${s.student}\u001f${s.unit}\u001f${s.id}`;
+    sync($("stuck"), list, keyOf, (s) => {
+      const li = make("li", null, { "data-student": s.student, "data-unit": s.unit, "data-id": s.id });
       li.append(make("strong", s.student), document.createTextNode(` — ${s.unit}: `));
       const button = make("button", s.id === "failed" ? "failed (no id)" : `[${s.id}]`,
-        { type: "button", class: "id", "data-id": s.id });
+        { type: "button", class: "id", "data-id": s.id, "data-focus": "stuck\u001f" + keyOf(s) });
       button.addEventListener("click", () => explain(s.id, s.unit));
-      li.append(button, document.createTextNode(`, ${s.runs} ${s.runs === 1 ? "run" : "runs"} over ${s.minutes} min`));
-      ol.append(li);
-    }
+      li.append(button, make("span", null, { class: "streak" }));
+      return li;
+    }, (li, s) => {
+      setAttr(li, "data-runs", s.runs);
+      setText(li.querySelector(".streak"), `, ${s.runs} ${s.runs === 1 ? "run" : "runs"} over ${s.minutes} min`);
+    });
+    announceStuck(list, keyOf);
+  }
+
+  // Who joined or left the stuck list, in a few words, to the polite live region (never the whole list).
+  function announceStuck(list, keyOf) {
+    const now = new Map(list.map((s) => [keyOf(s), s]));
+    const before = stuckBefore;
+    stuckBefore = now;
+    if (before === null) return;  // the page's first view: read with the page
+    const joined = [...now.keys()].filter((k) => !before.has(k)).map((k) => now.get(k));
+    const left = [...before.keys()].filter((k) => !now.has(k)).map((k) => before.get(k));
+    if (!joined.length && !left.length) return;
+    const what = (s) => `${s.unit} ${s.id === "failed" ? "(failed, no id)" : `[${s.id}]`}`;
+    const parts = joined.length + left.length > 3
+      ? [`${joined.length} newly stuck`, `${left.length} no longer stuck`]
+      : [...joined.map((s) => `${s.student} is stuck on ${what(s)}`),
+         ...left.map((s) => `${s.student} is no longer stuck on ${s.unit}`)];
+    $("stuck-news").textContent = `Stuck: ${list.length}. ${parts.join("; ")}.`;
   }
 
   function drawRecent(list) {
-    const ol = $("recent");
-    ol.replaceChildren();
-    for (const r of list) {
+    sync($("recent"), list, (r) => String(r.seq), (r) => {
       const when = new Date(r.received * 1000).toLocaleTimeString();
       const what = r.outcome === "passed" ? "passed" : r.outcome === "failed" ? "failed" : `[${r.outcome}]`;
-      ol.append(make("li", `${when} ${r.student} ${r.unit}: ${what} (${r.lang}, ${r.level})`,
-        { "data-seq": r.seq }));
-    }
+      return make("li", `${when} ${r.student} ${r.unit}: ${what} (${r.lang}, ${r.level})`, { "data-seq": r.seq });
+    }, () => {});
   }
 
   function projectorLink() {  // the room's screen shows the session and the stuck rule chosen here
