@@ -136,3 +136,26 @@ def test_an_endless_loop_holds_up_nobody_else(two_workers):
     assert "nbgrader autograde (no kernel)" in block, block
     judged = float(re.search(r"notebook run and verdicts of fx-attn: ([\d.]+) s", block)[1])
     assert judged < BUDGET_S + 15, block  # the budget stops the loop (its limit is polled: a few seconds late at most)
+
+
+def test_every_stage_is_timed_and_they_add_up(course):
+    """run/stages.py on the one-worker run: `make bench`'s table has every stage, and in each task the stages add
+    up to the task's wall time with next to nothing left unclaimed, so that a stage lost later shows here."""
+    from autograder.grading.run import stages
+
+    out = course["base"] / "one"
+    data = stages.table(out)
+    assert [row[0] for row in data["rows"]] == list(stages.STAGES)
+    tasks = stages.task_records(out)
+    assert len(tasks) == len(list(course["submitted"].glob("*/*"))), tasks  # every submission's state holds its stages
+    for key, timing in tasks:
+        wall, record = timing["ended"] - timing["started"], timing["stages"]
+        assert abs(sum(record["wall"].values()) - wall) <= 0.03 * wall + 0.05, (key, wall, record)
+        assert record["wall"][stages.OTHER] <= 0.03 * wall + 0.05, (key, wall, record)
+    rows = {row[0]: row[1] for row in data["rows"]}
+    met = (stages.READ, stages.SANDBOX, stages.RUN, stages.VERDICTS, stages.AUTOGRADE, stages.FEEDBACK, stages.GRADEBOOK,
+           stages.WRITING)
+    assert all(rows[name] > 0 for name in met), rows
+    fixed = dict(data["fixed"])
+    assert all(fixed[name] > 0 for name in (stages.BEFORE, stages.CLUSTER, stages.SETUP, stages.UNIT_SERVER,
+                                            stages.END_GRADEBOOK, stages.END_OUTPUTS)), fixed

@@ -14,6 +14,12 @@ again with one more student whose scaled_dot_product_attention never returns, to
 endless loop costs the others. With --mistakes, a class of the same size that makes mistakes is
 graded too: each student makes one typical mistake in each notebook (MISTAKES, taken in turn, so
 that the class holds each of them), and its time per notebook is printed next to the perfect class's.
+
+For each class it grades (perfect, mistakes), it prints where ours spent its time, stage by stage
+(run/stages.py: per notebook the read and checks of the submission, the sandbox's start, the learner's run, the
+verdicts and diagnosis, nbgrader's autograde, the feedback page, the gradebook, writing OUT; once per run the
+command's start, the cluster's start, the workers' set-up and unit servers, the end), then stock nbgrader's time
+on the same class, graded right after it, and the ratio, with the load average each ran under (1 minute).
 """
 import argparse
 import json
@@ -31,6 +37,7 @@ import nbformat
 from autograder.grading.bookkeeping.config import Settings
 from autograder.grading.bookkeeping.gradebook import build_template
 from autograder.grading.bookkeeping.source import load_assignment
+from autograder.grading.run import stages
 from autograder.paths import ROOT, SOLUTIONS, assignment_ids, put_python_scripts_on_path
 
 ENDLESS = "def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):\n    while True:\n        pass\n"
@@ -77,7 +84,8 @@ def timed_run(command, **kwargs):
 
 
 def stock(scratch: Path, assignments, students):
-    """Seconds for `nbgrader autograde` of every assignment, and its scores {(student, grade_id): points}."""
+    """Seconds for `nbgrader autograde` of every assignment of ``scratch / "submitted"`` (nbgrader's course there), and
+    its scores {(student, grade_id): points}."""
     from nbgrader.api import Gradebook
 
     db_url = f"sqlite:///{scratch / 'gradebook.db'}"
@@ -197,6 +205,40 @@ def write_mistaken_class(folder: Path, assignments, students):
             nbformat.write(notebook, str(folder / student / assignment / source.name))
 
 
+def load():
+    """The 1-minute load average (the machine's other work, beside the figures)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def report_stages(out: Path, seconds, label):
+    """Where ours spent the run's time: stages.table of OUT, with the command's wall time."""
+    data = stages.table(out, seconds)
+    for line in stages.format_table(data, f"stages of {label}"):
+        print(line)
+    fixed = sum(value for name, value in data["fixed"] if name not in stages.END)
+    print(f"  fixed start {fixed:.1f} s, end {sum(v for n, v in data['fixed'] if n in stages.END):.1f} s; "
+          f"the tasks' wall time {data['task_wall']:.1f} s (their stages' sum "
+          f"{sum(r[1] for r in data['rows'] if r[0] not in (stages.READ, stages.WRITING)):.1f} s and the client's)")
+    return data
+
+
+def against_stock(scratch: Path, assignments, students, seconds, notebooks, ours_load, our_scores=None):
+    """Stock nbgrader on the class in ``scratch / "submitted"``, right after ours: its time, the ratio, the loads."""
+    before = load()
+    stock_s, stock_scores = stock(scratch, assignments, students)
+    report("stock nbgrader autograde", stock_s, notebooks, None, None)
+    print(f"{'ratio stock / ours':<38}: {stock_s / seconds:.2f}x  (load average, 1 min: ours {ours_load:.2f}, "
+          f"stock {before:.2f} -> {load():.2f}; {os.cpu_count()} cores)")
+    if our_scores is not None:
+        same = stock_scores == our_scores
+        print(f"{'identical scores':<38}: {'yes' if same else 'NO'}")
+        if not same:
+            diff = {k: (v, our_scores.get(k)) for k, v in stock_scores.items() if our_scores.get(k) != v}
+            print(f"differences (stock, ours): {diff}")
+        return same
+    return True
+
+
 def report(label, seconds, notebooks, startup, idle):
     print(f"{label:<38}: {seconds:7.1f} s  ({seconds / notebooks:.2f} s per notebook)")
     if startup:
@@ -232,15 +274,24 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
         scratch = Path(folder)
         write_class(scratch / "submitted", assignments, students)
+        ours_load = load()
         seconds, our_scores, startup, idle = ours(scratch / "submitted", scratch / "ours", args.jobs, args.scheduler)
         report(f"autograder grade {where}", seconds, notebooks, startup, idle)
         report_phases(scratch / "ours", seconds, notebooks, startup, args.jobs)
+        report_stages(scratch / "ours", seconds, f"the perfect class, {where}")
+        if not args.no_stock:  # right after ours, on the same class: the ratio under the same load
+            code = code or int(not against_stock(scratch, assignments, students, seconds, notebooks, ours_load, our_scores))
         if args.mistakes:
-            write_mistaken_class(scratch / "mistaken", assignments, students)
-            wrong_s, wrong_scores, wrong_startup, wrong_idle = ours(scratch / "mistaken", scratch / "ours-mistaken",
+            mistaken = scratch / "mistaken"  # stock's course root too: nbgrader grades mistaken/submitted
+            write_mistaken_class(mistaken / "submitted", assignments, students)
+            wrong_load = load()
+            wrong_s, wrong_scores, wrong_startup, wrong_idle = ours(mistaken / "submitted", scratch / "ours-mistaken",
                                                                    args.jobs, args.scheduler)
             report(f"a class making mistakes, {where}", wrong_s, notebooks, wrong_startup, wrong_idle)
             report_phases(scratch / "ours-mistaken", wrong_s, notebooks, wrong_startup, args.jobs)
+            report_stages(scratch / "ours-mistaken", wrong_s, f"the class making mistakes, {where}")
+            if not args.no_stock:  # scores may differ here (one mistake costs one unit in ours): not compared
+                against_stock(mistaken, assignments, students, wrong_s, notebooks, wrong_load)
             lost = sum(our_scores.values()) - sum(wrong_scores.values())
             print(f"{'mistakes / perfect, per notebook':<38}: {wrong_s / seconds:.2f}x ({wrong_s / notebooks:.2f} s vs "
                   f"{seconds / notebooks:.2f} s); points lost to the mistakes: {lost:g}")
@@ -255,16 +306,6 @@ def main(argv=None):
             print(f"{'ratio --kernel-run / one run':<38}: {twice_s / seconds:.2f}x; identical scores: "
                   f"{'yes' if twice_scores == our_scores else 'NO'}")
             code = code or int(twice_scores != our_scores)
-        if not args.no_stock:
-            stock_s, stock_scores = stock(scratch, assignments, students)
-            report("stock nbgrader autograde", stock_s, notebooks, None, None)
-            print(f"{'ratio stock / ours':<38}: {stock_s / seconds:.2f}x")
-            same = stock_scores == our_scores
-            print(f"{'identical scores':<38}: {'yes' if same else 'NO'}")
-            if not same:
-                diff = {k: (v, our_scores.get(k)) for k, v in stock_scores.items() if our_scores.get(k) != v}
-                print(f"differences (stock, ours): {diff}")
-                code = 1
         if args.loop:
             write_class(scratch / "with-loop", assignments, students, endless="student-loop")
             loop_s, loop_scores, startup, idle = ours(scratch / "with-loop", scratch / "ours-loop", args.jobs, args.scheduler)
