@@ -20,6 +20,8 @@ mounted inside): the server puts each notebook's processes in a cgroup of their 
 (sandbox_servers/processes.NotebookCgroup), whose memory the kernel counts (every process, shared
 memory, memfd and tmpfs pages) and limits, and whose CPU time it counts. Where that cannot be
 had, the server watches resident memory by polling, and runner.py warns (missing_memory_warning).
+These cgroups are made under the grader's own (cgroup_parent: a Slurm job's, a container's), whose limits
+then hold for learners' code too.
 The sandbox has its own IPC namespace (System V shared memory, POSIX queues) and its own small
 /dev/shm; the unit server empties them, with /tmp, between two notebooks.
 
@@ -166,28 +168,106 @@ def check_available():
 
 
 def pids_hierarchy():
-    """The cgroup folder under which a root grader may make pids cgroups, or None."""
+    """The cgroup folder under which a root grader may make pids cgroups (cgroup_parent: under its own), or None."""
     if os.geteuid() != 0:
         return None
-    for base in PIDS_HIERARCHIES:
-        v2 = os.path.exists(f"{base}/cgroup.subtree_control")
-        if v2 and "pids" not in Path(base, "cgroup.subtree_control").read_text().split():
+    for top in PIDS_HIERARCHIES:
+        v2 = os.path.exists(f"{top}/cgroup.subtree_control")
+        usable = (lambda base, v2=v2: os.access(f"{base}/cgroup.procs", os.W_OK) and os.access(base, os.W_OK) and
+                  (not v2 or "pids" in Path(base, "cgroup.subtree_control").read_text().split()))
+        if not (v2 or top.endswith("/pids")):
             continue
-        if os.access(f"{base}/cgroup.procs", os.W_OK) and (v2 or base.endswith("/pids")):
-            return base
+        folder = cgroup_parent(top, "" if v2 else "pids", usable)
+        if folder is not None:
+            return folder
     return None
 
 
 def v1_hierarchy(controller):
-    """The folder of cgroup v1's ``controller`` hierarchy (memory, cpuacct) where a root grader may make cgroups, or None
-    (not root; cgroup v2 only; the controller not mounted or disabled)."""
+    """The folder of cgroup v1's ``controller`` hierarchy (memory, cpuacct) under which a root grader may make cgroups
+    (cgroup_parent: under its own), or None (not root; cgroup v2 only; the controller not mounted or disabled)."""
     if os.geteuid() != 0:
         return None
-    base = f"{V1_ROOT}/{controller}"
     probe = {"memory": "memory.limit_in_bytes", "cpuacct": "cpuacct.usage"}.get(controller, "cgroup.procs")
-    if os.path.exists(f"{base}/{probe}") and os.access(f"{base}/cgroup.procs", os.W_OK):
-        return base
+    return cgroup_parent(f"{V1_ROOT}/{controller}", controller,
+                         lambda base: os.path.exists(f"{base}/{probe}") and os.access(f"{base}/cgroup.procs", os.W_OK)
+                         and os.access(base, os.W_OK))
+
+
+# Where the sandboxes' cgroups go: under the cgroup the grader itself runs in, in each hierarchy (a Slurm job's, a
+# container's, a systemd slice's), so that the limits the site set there hold for learners' code too: in cgroup v1 a
+# parent's memory.limit_in_bytes caps its children's sum, its cpuset pins them, its pids.max counts them. At the top of
+# the hierarchy (as before issue 52) only where that cgroup cannot be written, said once per process on stderr (a
+# worker's log). cgroup v2 (the pids controller only): a cgroup holding processes cannot have controllers in its
+# children (the kernel's "no internal processes" rule), so the sandboxes go beside the grader's own cgroup, in its
+# parent, where that parent's cgroup.subtree_control enables pids (limits set on the parent hold, those on the
+# grader's own leaf do not); then at the top.
+PROC_CGROUP = "/proc/self/cgroup"
+PROC_MOUNTINFO = "/proc/self/mountinfo"
+_TOLD = set()  # the hierarchies whose fallback to the top was said
+
+
+def own_cgroup(top, controller):
+    """This process's cgroup in the hierarchy mounted at ``top`` (``controller``: a v1 controller's name; "" for
+    cgroup v2's), as a path under ``top``; None where /proc/self/cgroup does not name it."""
+    try:
+        with open(PROC_CGROUP) as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if (controller and controller in controllers.split(",")) or (not controller and number == "0" and not controllers):
+            break
+    else:
+        return None
+    root = _mount_root(top)  # the cgroup mounted at ``top``: "/" but in a container that mounts its own cgroup there
+    if root not in ("/", None):
+        if path != root and not path.startswith(root + "/"):
+            return None
+        path = path[len(root):]
+    path = path.strip("/")
+    return None if ".." in path.split("/") else path
+
+
+def _mount_root(top):
+    """The root field of /proc/self/mountinfo's line for the mount at ``top``; None where there is none."""
+    real = os.path.realpath(top)
+    try:
+        with open(PROC_MOUNTINFO) as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) > 4 and fields[4] == real:
+                    return fields[3]
+    except OSError:
+        pass
     return None
+
+
+def cgroup_parent(top, controller, usable):
+    """The folder under which this process makes the sandboxes' cgroups of the hierarchy mounted at ``top``: its own
+    cgroup's (on v2: its parent's) where ``usable`` says so, else ``top`` (said once), else None."""
+    own = own_cgroup(top, controller)
+    tries = []
+    if own:
+        tries.append(f"{top}/{own}" if controller else f"{top}/{os.path.dirname(own)}".rstrip("/"))
+    for folder in tries:
+        try:
+            if usable(folder):
+                return folder
+        except OSError:
+            pass
+    try:
+        if not usable(top):
+            return None
+    except OSError:
+        return None
+    if tries and top not in _TOLD and os.path.normpath(tries[0]) != os.path.normpath(top):
+        _TOLD.add(top)
+        print(f"autograder: the sandboxes' cgroups are made at the top of {top}, not under this process's own cgroup "
+              f"({own}: it cannot be written there): limits set on that cgroup (a Slurm job's, a container's) do not "
+              "hold for learners' code", file=sys.stderr, flush=True)
+    return top
 
 
 # Run before bwrap: joins each of the sandbox's cgroups, and hands the server a descriptor of its memory and
