@@ -392,7 +392,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         unsandboxed.write_text(NO_SANDBOX_WARNING + "\n", encoding="utf-8")
     elif unsandboxed.exists():
         unsandboxed.unlink()
-    grader = grader_digest()  # ~0.2 s: the grader's files and every installed package
+    grader = grader_digest()  # ~0.2 s: the grader's files and the packages grading may import
     keys = {s.key: input_key(s, sources[s.assignment], settings, grader + _edition_digest(editions, s.assignment))
             for s in submissions}
     todo = [s for s in submissions if fresh or read_state(out, s, keys[s.key]) is None]
