@@ -41,6 +41,36 @@ CAUSES = {
     # the weights returned with a dropout module in training mode (scaled_dot_product_attention, AdditiveAttention)
     "weights-after-dropout": ("return the weights from before dropout", "return the weights before dropout",
                               "the weights you return are the dropped ones"),
+    # PositionalEncoding's dropout property (issue 48, second round)
+    "pe-dropout-unused": ("It belongs on the sum x + pe.",),
+    "pe-dropout-one-term": ("Is dropout applied to one of the two terms only?", "acts on one of the two terms only"),
+    # EncoderLayer's: the old question (true of an unused dropout and of a misplaced one alike), the new causes
+    "enc-dropout-question": ("Are dropout1 and dropout2 applied to the sublayers' outputs, before each add?",),
+    "enc-dropout1-unused": ("EncoderLayer in which `dropout1` is never applied",),
+    "enc-dropout2-unused": ("EncoderLayer in which `dropout2` is never applied",),
+    "enc-dropouts-unused": ("EncoderLayer in which `dropout1` and `dropout2` are never applied",),
+    "enc-dropout-misplaced": ("whose dropout1 or dropout2 acts on another term than its sublayer's output",),
+    # DecoderLayer's
+    "dec-rate-not-passed": ("some dropout inside it did not get dropout=0.0",
+                            "does not get the layer's `dropout` and drops with a rate of its own (0.1, the default)"),
+    "dec-dropout1-unused": ("dropout1 is never applied",),
+    "dec-dropout2-unused": ("dropout2 is never applied",),
+    "dec-dropout3-unused": ("dropout3 is never applied",),
+    "dec-dropout-misplaced": ("Does every sublayer's output go through its own dropout, before the add and not after the "
+                              "norm?", "a dropout acts on another term than its sublayer's output"),
+    # the multi-head modules' (heads.dropout_reaches_weights; additive._dropout_not_on_heads_output): the old sentence
+    # of MultiHeadAttention said unused and elsewhere at once
+    "mha-dropout-question": ("self.dropout does not act on the attention weights (or acts elsewhere too)",),
+    "mha-dropout-unused": ("that never applies self.dropout",),
+    "kept-dropped": ("they must be those before dropout", "keeps the dropped weights in self.attn"),
+    "amha-dropout-unused": ("self.dropout does not reach the attention weights", "self.dropout never reaches the "
+                            "attention weights"),
+    "amha-dropout-on-heads-output": ("acts on the heads' output, not on the attention weights",),
+    # the attention functions' dropout case (core._dropout_problem): the old question said twice and elsewhere at once
+    "attn-dropout-question": ("Is dropout applied to the weights, once, before they multiply the values?",),
+    "attn-dropout-twice": ("applies the dropout module to the weights twice",),
+    "attn-dropout-elsewhere": ("whose dropout acts on another tensor than the weights",),
+    "attn-dropout-unused": ("is the dropout module used?", "never applies the dropout module it is given"),
     # named mistakes' first lines
     "tgt-mask-blocks-padding": ("The target mask blocks padding but not the future.",),
     "embed-not-scaled": ("The embeddings are not multiplied by √d_model.",),
@@ -206,11 +236,185 @@ def _embeddings():
     ], aspect="values")
 
 
+# ------------------------------------------------------------------ the second round (issue 48): the dropout checks
+# of PositionalEncoding, EncoderLayer, DecoderLayer, the multi-head modules and the attention functions' dropout case
+
+
+def _dropout_operators(check_name, unit, causes_of, operators=("drop-call", "double-call"), aspect="properties"):
+    return _operators(check_name, unit, operators, keep=lambda change: "dropout" in change, causes_of=causes_of,
+                      aspect=aspect)
+
+
+def _positional():
+    name = "PositionalEncoding: dropout on the sum x + pe"
+    sum_ = "self.dropout(x + self.pe[:, : x.size(1)])"
+    return _dropout_operators(name, "PositionalEncoding", lambda change: {"pe-dropout-unused"} if change.endswith(
+        "-> `return x + self.pe[:, :x.size(1)]`") else ()) + _edits(name, "PositionalEncoding", [
+        ("rate of its own, F.dropout(s, 0.1, training)", sum_, "F.dropout(x + self.pe[:, : x.size(1)], 0.1, self.training)",
+         ()),
+        ("nn.Dropout() built in forward (p = 0.5)", sum_, "nn.Dropout()(x + self.pe[:, : x.size(1)])", ()),
+        ("F.dropout(s, self.dropout.p) without training", sum_, "F.dropout(x + self.pe[:, : x.size(1)], self.dropout.p)",
+         ()),
+        ("dropout on x", sum_, "self.dropout(x) + self.pe[:, : x.size(1)]", {"pe-dropout-one-term"}),
+        ("dropout on pe", sum_, "x + self.dropout(self.pe[:, : x.size(1)])", {"pe-dropout-one-term"}),
+        ("F.dropout on x at the module's rate", sum_,
+         "F.dropout(x, self.dropout.p, self.training) + self.pe[:, : x.size(1)]", {"pe-dropout-one-term"}),
+        ("dropout on x, pe added twice", sum_, "self.dropout(x + self.pe[:, : x.size(1)]) + self.pe[:, : x.size(1)]", ()),
+        ("dropout on x, then on the sum", sum_, "self.dropout(self.dropout(x) + self.pe[:, : x.size(1)])", ()),
+        ("the table scaled by 2", sum_, "self.dropout(x + 2 * self.pe[:, : x.size(1)])", ()),
+    ])
+
+
+def _encoder_layer():
+    name = "EncoderLayer: dropout1 and dropout2 on the sublayers' outputs"
+    first = "x = self.norm1(x + self.dropout1(self.self_attn(x, x, x, mask)))"
+    second = "return self.norm2(x + self.dropout2(self.ffn(x)))"
+
+    def causes_of(change):
+        if change.endswith("`x = self.norm1(x + self.self_attn(x, x, x, mask))`"):
+            return {"enc-dropout1-unused", "enc-dropout-question"}
+        if change.endswith("`return self.norm2(x + self.ffn(x))`"):
+            return {"enc-dropout2-unused", "enc-dropout-question"}
+        return ()
+    misplaced = {"enc-dropout-misplaced", "enc-dropout-question"}
+    return _dropout_operators(name, "EncoderLayer", causes_of) + _edits(name, "EncoderLayer", [
+        ("dropout1 on x", first, "x = self.norm1(self.dropout1(x) + self.self_attn(x, x, x, mask))", misplaced),
+        ("dropout1 on the sum", first, "x = self.norm1(self.dropout1(x + self.self_attn(x, x, x, mask)))", misplaced),
+        ("dropout2 after the norm", second, "return self.dropout2(self.norm2(x + self.ffn(x)))", misplaced),
+        ("dropout1 for both sublayers", second, "return self.norm2(x + self.dropout1(self.ffn(x)))", ()),
+        ("rate of its own, F.dropout(attn, 0.1, training)", first,
+         "x = self.norm1(x + F.dropout(self.self_attn(x, x, x, mask), 0.1, self.training))", ()),
+        ("nn.Dropout() built in forward (p = 0.5)", second, "return self.norm2(x + nn.Dropout()(self.ffn(x)))", ()),
+        ("an extra nn.Dropout(0.1) of its own on the ffn's input", second,
+         "return self.norm2(x + self.dropout2(self.ffn(nn.Dropout(0.1)(x))))", ()),
+    ]) + [Answer(name, "EncoderLayer", "neither dropout applied",
+                 _edit("EncoderLayer", first + "\n        " + second,
+                       "x = self.norm1(x + self.self_attn(x, x, x, mask))\n        return self.norm2(x + self.ffn(x))"),
+                 frozenset({"enc-dropouts-unused", "enc-dropout-question"}))]
+
+
+def _decoder_layer():
+    name = "DecoderLayer: dropout=0.0 reaches every sublayer; dropout1-3 on the sublayers' outputs"
+    first = "x = self.norm1(x + self.dropout1(self.self_attn(x, x, x, tgt_mask)))"
+    second = "x = self.norm2(x + self.dropout2(self.cross_attn(x, memory, memory, src_mask)))"
+    third = "return self.norm3(x + self.dropout3(self.ffn(x)))"
+    built = "self.self_attn = MultiHeadAttention(d_model, n_head, dropout)"
+    ffn = "self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout)"
+
+    def causes_of(change):
+        for number, line in ((1, "`x = self.norm1(x + self.self_attn(x, x, x, tgt_mask))`"),
+                             (2, "`x = self.norm2(x + self.cross_attn(x, memory, memory, src_mask))`"),
+                             (3, "`return self.norm3(x + self.ffn(x))`")):
+            if change.endswith(line):
+                return {f"dec-dropout{number}-unused"}
+        return ()
+    misplaced = {"dec-dropout-misplaced"}
+    return _dropout_operators(name, "DecoderLayer", causes_of) + _edits(name, "DecoderLayer", [
+        ("self_attn built without dropout", built, "self.self_attn = MultiHeadAttention(d_model, n_head)",
+         {"dec-rate-not-passed"}),
+        ("ffn built without dropout", ffn, "self.ffn = PositionwiseFeedForward(d_model, d_ff)", {"dec-rate-not-passed"}),
+        ("ffn built with a hard-coded 0.1", ffn, "self.ffn = PositionwiseFeedForward(d_model, d_ff, 0.1)",
+         {"dec-rate-not-passed"}),
+        ("self_attn built with a hard-coded 0.2", built, "self.self_attn = MultiHeadAttention(d_model, n_head, 0.2)", ()),
+        ("dropout3 replaced by F.dropout(out, 0.1, training)", third,
+         "return self.norm3(x + F.dropout(self.ffn(x), 0.1, self.training))", ()),
+        ("dropout1 for the cross-attention too", second,
+         "x = self.norm2(x + self.dropout1(self.cross_attn(x, memory, memory, src_mask)))", {"dec-dropout2-unused"}),
+        ("dropout2 on x", second, "x = self.norm2(self.dropout2(x) + self.cross_attn(x, memory, memory, src_mask))",
+         misplaced),
+        ("dropout3 after the norm", third, "return self.dropout3(self.norm3(x + self.ffn(x)))", misplaced),
+        ("dropout1 on the sum", first, "x = self.norm1(self.dropout1(x + self.self_attn(x, x, x, tgt_mask)))", misplaced),
+        ("dropout2 twice", second,
+         "x = self.norm2(x + self.dropout2(self.dropout2(self.cross_attn(x, memory, memory, src_mask))))", ()),
+    ])
+
+
+def _multi_head():
+    name = "MultiHeadAttention: self.dropout on the weights only; self.attn before dropout"
+    attend = "return scaled_dot_product_attention(q, k, v, mask, self.dropout)"
+    forward = "out, self.attn = self.attend(q, k, v, mask)  # (B, h, L_q, d_k)\n        return self.w_o(merge_heads(out))"
+    return _edits(name, "MultiHeadAttention", [
+        ("no dropout handed to the attention", attend, "return scaled_dot_product_attention(q, k, v, mask)",
+         {"mha-dropout-unused", "mha-dropout-question"}),
+        ("None handed to the attention", attend, "return scaled_dot_product_attention(q, k, v, mask, None)",
+         {"mha-dropout-unused", "mha-dropout-question"}),
+        ("nn.Dropout(0.1) built in forward", attend,
+         "return scaled_dot_product_attention(q, k, v, mask, nn.Dropout(0.1))", ()),
+        ("F.dropout at a rate of its own", attend,
+         "return scaled_dot_product_attention(q, k, v, mask, lambda w: F.dropout(w, 0.1, self.training))", ()),
+        # a dropout on the heads' output leaves w_o's bias under p = 1: the property cannot see it (no cause)
+        ("dropout on the weights and on the heads' output", forward,
+         "out, self.attn = self.attend(q, k, v, mask)\n        return self.w_o(self.dropout(merge_heads(out)))", ()),
+        ("self.attn dropped again", forward,
+         "out, weights = self.attend(q, k, v, mask)\n        self.attn = self.dropout(weights)\n"
+         "        return self.w_o(merge_heads(out))", {"kept-dropped"}),
+        ("self.attn halved", forward,
+         "out, weights = self.attend(q, k, v, mask)\n        self.attn = weights / 2\n"
+         "        return self.w_o(merge_heads(out))", ()),
+        ("dropout on the query", "q = split_heads(self.w_q(query), self.n_head)",
+         "q = split_heads(self.w_q(self.dropout(query)), self.n_head)", ()),
+    ]) + [Answer(name, "MultiHeadAttention", "dropout on the heads' output only (unseen: w_o's bias under p = 1)",
+                 _edit("MultiHeadAttention", attend, "return scaled_dot_product_attention(q, k, v, mask)").replace(
+                     "return self.w_o(merge_heads(out))", "return self.w_o(self.dropout(merge_heads(out)))"))]
+
+
+def _additive_multi_head():
+    name = "AdditiveMultiHeadAttention: self.dropout given to self.score"
+    attend = "return self.score(q, k, v, mask, self.dropout)"
+    return _dropout_operators(name, "AdditiveMultiHeadAttention", lambda change: (), operators=("swap-args",))[3:5] + _edits(
+        name, "AdditiveMultiHeadAttention", [
+            ("no dropout given to self.score", attend, "return self.score(q, k, v, mask)", {"amha-dropout-unused"}),
+            ("None given to self.score", attend, "return self.score(q, k, v, mask, None)", {"amha-dropout-unused"}),
+            ("dropout on the heads' output only", attend,
+             "out, weights = self.score(q, k, v, mask)\n        return self.dropout(out), weights",
+             {"amha-dropout-on-heads-output"}),
+            ("dropout on the weights and on the heads' output", attend,
+             "out, weights = self.score(q, k, v, mask, self.dropout)\n        return self.dropout(out), weights", ()),
+            ("nn.Dropout(0.1) built in forward", attend, "return self.score(q, k, v, mask, nn.Dropout(0.1))", ()),
+            ("the dropped weights kept", attend,
+             "out, weights = self.score(q, k, v, mask, self.dropout)\n        return out, self.dropout(weights)",
+             {"kept-dropped"}),
+            # its own random draw: no knob of the reference reproduces it, so no cause is said (true as it would be)
+            ("dropout on the heads' output at a rate of its own", attend,
+             "out, weights = self.score(q, k, v, mask)\n        return F.dropout(out, 0.1, self.training), weights", ()),
+        ])
+
+
+def _dropout_case(unit):
+    name = f"{unit}: the output with a dropout module (values)"
+    pad = " " * (4 if unit == "scaled_dot_product_attention" else 8)
+    line = "dropped = dropout(weights) if dropout is not None else weights"
+    both = line + "\n" + pad + "return dropped @ value, weights"
+    return _edits(name, unit, [
+        ("dropout never applied", line, "dropped = weights", {"attn-dropout-unused", "attn-dropout-question"}),
+        ("dropout applied twice", line, "dropped = dropout(dropout(weights)) if dropout is not None else weights",
+         {"attn-dropout-twice", "attn-dropout-question"}),
+        ("dropout on the output", both, "out = weights @ value\n" + pad
+         + "return (dropout(out) if dropout is not None else out), weights", {"attn-dropout-elsewhere",
+                                                                              "attn-dropout-question"}),
+        ("dropout on the values", both, "return weights @ (dropout(value) if dropout is not None else value), weights",
+         {"attn-dropout-elsewhere", "attn-dropout-question"}),
+        ("dropout on the scores", "weights = _masked_softmax(scores, mask)",
+         "weights = _masked_softmax(dropout(scores) if dropout is not None else scores, mask)", ()),
+        ("rate of its own, F.dropout(w, 0.1)", line, "dropped = F.dropout(weights, 0.1) if dropout is not None else weights",
+         ()),
+        ("renormalised after dropout", line, line + "\n" + pad + "dropped = dropped / dropped.sum(-1, keepdim=True)",
+         ()),
+        ("weights doubled before dropout", line, "dropped = dropout(2 * weights) if dropout is not None else weights", ()),
+    ], aspect="values")
+
+
+def second_round():
+    """The answers made for the second round of issue 48: checks no earlier answer reached."""
+    return (*_positional(), *_encoder_layer(), *_decoder_layer(), *_multi_head(), *_additive_multi_head(),
+            *_dropout_case("scaled_dot_product_attention"), *_dropout_case("AdditiveAttention"))
+
+
 @cache
 def answers():
     """Every generated answer, check by check."""
     return (*_addnorm(), *_ffn(), *_weights_returned("scaled_dot_product_attention"),
-            *_weights_returned("AdditiveAttention"), *_tgt_mask(), *_embeddings())
+            *_weights_returned("AdditiveAttention"), *_tgt_mask(), *_embeddings(), *second_round())
 
 
 def message(answer):
@@ -232,31 +436,49 @@ def false_causes(answer, text):
     return printed_causes(text) - answer.causes
 
 
-def table(out=sys.stdout):
-    """Per check: its answers, how many got a cause, how many a false one."""
+def _is_located(text):
+    try:
+        from learner_kit.locate import is_located
+    except ImportError:
+        return "Where it parts from the reference" in text
+    return any(is_located(line) for line in text.splitlines())
+
+
+def table(out=sys.stdout, chosen=None, verbose=True):
+    """The cause-guess table: per check, its answers, how many failed, and of those how many got a true cause, the
+    observation only (located: with where the computation parts from the reference), or a false cause."""
     rows = {}
-    for answer in answers():
+    for answer in chosen if chosen is not None else answers():
         text = message(answer)
-        row = rows.setdefault(answer.check, {"answers": 0, "failed": 0, "cause": 0, "false": 0, "labels": []})
+        row = rows.setdefault(answer.check, {"answers": 0, "failed": 0, "cause": 0, "observed": 0, "located": 0,
+                                             "false": 0, "labels": []})
         row["answers"] += 1
-        row["failed"] += bool(text) and not text.startswith("not built")
-        row["cause"] += bool(printed_causes(text) & answer.causes)
+        failed = bool(text) and not text.startswith("not built")
+        row["failed"] += failed
         wrong = false_causes(answer, text)
+        right = printed_causes(text) & answer.causes
         row["false"] += bool(wrong)
+        row["cause"] += bool(right) and not wrong
+        row["observed"] += failed and not right and not wrong
+        row["located"] += failed and not right and not wrong and _is_located(text)
         row["labels"].append((answer.label, sorted(answer.causes), sorted(printed_causes(text)), sorted(wrong),
                               (text.splitlines() or [""])[0][:90]))
+    total = {key: sum(row[key] for row in rows.values()) for key in ("answers", "failed", "cause", "observed", "located",
+                                                                      "false")}
     for name, row in rows.items():
-        print(f"{name}: {row['answers']} answers, {row['failed']} failed, {row['cause']} right cause, "
-              f"{row['false']} false cause", file=out)
-        for label, true, printed, wrong, first in row["labels"]:
+        print(f"{name}: {row['answers']} answers, {row['failed']} failed: {row['cause']} true cause, "
+              f"{row['observed']} observation only ({row['located']} located), {row['false']} false cause", file=out)
+        for label, true, printed, wrong, first in row["labels"] if verbose else ():
             mark = "FALSE " if wrong else "      "
             print(f"   {mark}{label[:90]:<90} true {true} printed {printed}  | {first}", file=out)
+    print(f"all: {total['answers']} answers, {total['failed']} failed: {total['cause']} true cause, {total['observed']} "
+          f"observation only ({total['located']} located), {total['false']} false cause", file=out)
     return rows
 
 
 if __name__ == "__main__":
-    table()
+    table(chosen=second_round() if "--second-round" in sys.argv else None, verbose="--quiet" not in sys.argv)
     sys.exit(0)
 
 
-__all__ = ["Answer", "CAUSES", "answers", "false_causes", "message", "printed_causes", "table", "re"]
+__all__ = ["Answer", "CAUSES", "answers", "false_causes", "message", "printed_causes", "second_round", "table", "re"]

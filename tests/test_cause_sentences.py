@@ -30,7 +30,13 @@ def message(answer):
 # causes a property states once a knob reproduces the learner's results (the rest are first lines of named
 # mistakes, whose sentences are now true of every variant that names them)
 PROVEN = {"addnorm-dropout-unused", "addnorm-dropout-misplaced", "ffn-dropout-always-on", "ffn-dropout-unused",
-          "ffn-dropout-misplaced", "ffn-dropout-twice", "weights-after-dropout"}
+          "ffn-dropout-misplaced", "ffn-dropout-twice", "weights-after-dropout",
+          # the second round: PositionalEncoding, EncoderLayer, DecoderLayer, the multi-head modules, the attention
+          # functions' dropout case (core._dropout_problem)
+          "pe-dropout-unused", "pe-dropout-one-term", "enc-dropout1-unused", "enc-dropout2-unused", "enc-dropouts-unused",
+          "enc-dropout-misplaced", "dec-rate-not-passed", "dec-dropout1-unused", "dec-dropout2-unused",
+          "dec-dropout3-unused", "dec-dropout-misplaced", "mha-dropout-unused", "kept-dropped", "amha-dropout-unused",
+          "amha-dropout-on-heads-output", "attn-dropout-twice", "attn-dropout-elsewhere", "attn-dropout-unused"}
 
 
 def _failing():
@@ -69,6 +75,16 @@ def test_the_sentences_named_in_the_issue_are_gone_where_untrue():
         ("PositionwiseFeedForward", "nn.Dropout() built in forward (p = 0.5)"): "F.dropout(h, p)",
         ("make_tgt_mask", "pad | causal"): "blocks padding",
         ("Embeddings", "scaled twice"): "not multiplied",
+        # the second round
+        ("PositionalEncoding", "rate of its own, F.dropout(s, 0.1, training)"): "one of the two terms",
+        ("EncoderLayer", "rate of its own, F.dropout(attn, 0.1, training)"): "Are dropout1 and dropout2 applied",
+        ("DecoderLayer", "self_attn built with a hard-coded 0.2"): "pass `dropout` on",
+        ("DecoderLayer", "dropout3 replaced by F.dropout(out, 0.1, training)"): "pass `dropout` on",
+        ("MultiHeadAttention", "nn.Dropout(0.1) built in forward"): "self.dropout",
+        ("MultiHeadAttention", "self.attn halved"): "before dropout",
+        ("AdditiveMultiHeadAttention", "nn.Dropout(0.1) built in forward"): "self.dropout",
+        ("scaled_dot_product_attention", "renormalised after dropout"): "Is dropout applied to the weights",
+        ("AdditiveAttention", "rate of its own, F.dropout(w, 0.1)"): "Is dropout applied to the weights",
     }
     found = {(a.unit, a.label): a for a in answers()}
     for key, untrue in cases.items():
@@ -97,3 +113,13 @@ def test_a_property_that_knows_causes_returns_its_observation_alone():
     found = norm._dropout_on_sublayer_out(harness.run(answer.build(), spec.build_call(), case), case)
     assert isinstance(found, Observed) and found.causes, found
     assert not printed_causes(found), found
+
+
+def test_a_proven_cause_of_the_second_round_speaks_korean():
+    """A cause a knob proves, and the observation it follows, in Korean; the particle after dropout{number} agrees."""
+    answer = next(a for a in answers() if a.unit == "DecoderLayer" and a.label == "dropout1 for the cross-attention too")
+    unproven = next(a for a in answers() if a.unit == "DecoderLayer" and a.label == "self_attn built with a hard-coded 0.2")
+    with speaking("ko"):
+        text, observed = message(answer), message(unproven)
+    assert "dropout2를 한 번도 적용하지 않는 DecoderLayer" in text, text
+    assert "학습 모드와 평가 모드에서 다른 출력" in observed and "넘겨 주세요" not in observed, observed

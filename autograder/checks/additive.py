@@ -24,15 +24,15 @@ from functools import partial
 import torch
 
 from autograder import reference
-from learner_kit import harness
 from sandbox_servers import probes
 from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .attention import dropped_elsewhere
 from .causes import Cause, Observed
 from .core import UnitSpec, check, register, variant_class  # noqa: F401  (check: see the docstring)
-from .heads import dropout_reaches_weights
+from .heads import DROPOUT_CAUSES, dropout_reaches_weights
 
 B, H, L_Q, L_K, D_K, D_HIDDEN, D_V = 2, 4, 3, 5, 6, 7, 8
 D_MODEL = H * D_K
@@ -40,7 +40,7 @@ NOISE = 0.5
 
 
 def _additive(scorer, query, key, value, mask=None, dropout=None, *, activation="tanh", softmax_dim=-1,
-              use_mask=True, return_dropped=False):
+              use_mask=True, return_dropped=False, dropout_at="weights"):
     """AdditiveAttention.forward with knobs; each default is the reference's behaviour."""
     hidden = scorer.w_q(query).unsqueeze(-2) + scorer.w_k(key).unsqueeze(-3)  # (..., L_q, L_k, d_hidden)
     if activation == "tanh":
@@ -59,6 +59,8 @@ def _additive(scorer, query, key, value, mask=None, dropout=None, *, activation=
     if mask is not None and use_mask:
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     weights = scores.softmax(dim=softmax_dim)
+    if dropout is not None and dropout_at != "weights":  # the places core._dropout_problem's causes name
+        return dropped_elsewhere(weights, value, dropout, dropout_at), weights
     dropped = dropout(weights) if dropout is not None else weights
     return dropped @ value, dropped if return_dropped else weights
 
@@ -70,10 +72,12 @@ class _AdditiveAttention(reference.AdditiveAttention):
     softmax_dim = -1
     use_mask = True
     return_dropped = False  # the cause of _weights_before_dropout
+    dropout_at = "weights"  # the causes of core._dropout_problem: see dropped_elsewhere
 
     def forward(self, query, key, value, mask=None, dropout=None):
         return _additive(self, query, key, value, mask, dropout, activation=self.activation,
-                         softmax_dim=self.softmax_dim, use_mask=self.use_mask, return_dropped=self.return_dropped)
+                         softmax_dim=self.softmax_dim, use_mask=self.use_mask, return_dropped=self.return_dropped,
+                         dropout_at=self.dropout_at)
 
 
 class _AdditiveMultiHeadAttention(reference.AdditiveMultiHeadAttention):
@@ -82,10 +86,24 @@ class _AdditiveMultiHeadAttention(reference.AdditiveMultiHeadAttention):
     activation = "tanh"
     softmax_dim = -1
     use_mask = True
+    # the causes of its dropout properties (heads.dropout_reaches_weights, _dropout_not_on_heads_output): where
+    # self.dropout acts ("weights", None, "output": the heads' merged output, "weights+output"), and which weights
+    # self.attn keeps ("weights", "dropped")
+    dropout_at = "weights"
+    keep = "weights"
+
+    def forward(self, query, key, value, mask=None):
+        q = reference.split_heads(self.w_q(query), self.n_head)
+        k = reference.split_heads(self.w_k(key), self.n_head)
+        v = reference.split_heads(self.w_v(value), self.n_head)
+        out, self.attn = self.attend(q, k, v, mask)
+        merged = reference.merge_heads(out)
+        return self.w_o(self.dropout(merged) if self.dropout_at in ("output", "weights+output") else merged)
 
     def attend(self, q, k, v, mask):
-        return _additive(self.score, q, k, v, mask, self.dropout, activation=self.activation,
-                         softmax_dim=self.softmax_dim, use_mask=self.use_mask)
+        dropout = self.dropout if self.dropout_at in ("weights", "weights+output") else None
+        return _additive(self.score, q, k, v, mask, dropout, activation=self.activation,
+                         softmax_dim=self.softmax_dim, use_mask=self.use_mask, return_dropped=self.keep == "dropped")
 
 
 def _mutants(base, softmax_dims):
@@ -181,6 +199,7 @@ register(UnitSpec(
     probes=lambda: [_mixed(301), _case(302, (B,), tr("3-D inputs (batch, position, feature)"))],
     mutants=_mutants(_AdditiveAttention, (-2, 1, 0)),
     knobbed=_AdditiveAttention,
+    dropout_knob=lambda at: variant_class(_AdditiveAttention, dropout_at=at),
     properties=(_exercise_parameters, _weights_before_dropout, ("rows_sum_to_one", "weights"),
                 ("masked_zero", "weights", "mask")),
     picture="weights",
@@ -221,9 +240,22 @@ def _mha_shared(seed, **more):
 
 
 def _dropout_not_in_score():
-    return tr("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
-              "bias at every position, and it still depends on the inputs: self.dropout does not reach the attention "
-              "weights. Give it to self.score.")
+    return tr("Your results are those of an AdditiveMultiHeadAttention whose self.dropout never reaches the attention "
+              "weights: give it to self.score, which applies it to the weights.")
+
+
+def _kept_dropped():
+    return tr("Your results are those of an AdditiveMultiHeadAttention that keeps the dropped weights in self.attn: "
+              "keep the weights from before dropout (self.score returns them).")
+
+
+DROPOUT_CAUSES["AdditiveMultiHeadAttention"] = (_dropout_not_in_score, _kept_dropped, _AdditiveMultiHeadAttention)
+
+
+def _dropout_on_heads_output():
+    return tr("Your results are those of an AdditiveMultiHeadAttention whose dropout acts on the heads' output, not on "
+              "the attention weights. Give self.dropout to self.score, which applies it to the weights before they "
+              "multiply the values.")
 
 
 def _dropout_not_on_heads_output(outcome, case):
@@ -241,9 +273,10 @@ def _dropout_not_on_heads_output(outcome, case):
     zero = dropped == 0
     doubled = torch.isclose(dropped, 2 * plain, rtol=1e-5, atol=1e-6) & (plain != 0)
     if bool((zero | doubled).all()) and bool(zero.any()) and bool(doubled.any()):
-        return tr("With dropout p = 0.5 in training mode, every number reaching w_o is either 0 or doubled: the dropout "
-                  "acts on the heads' output, not on the attention weights. Give self.dropout to self.score, which "
-                  "applies it to the weights before they multiply the values.")
+        return Observed(tr("With dropout p = 0.5 in training mode, every number reaching w_o is either 0 or doubled."),
+                        causes=[Cause(_dropout_on_heads_output,
+                                      (variant_class(_AdditiveMultiHeadAttention, dropout_at="output"),))],
+                        key="0 or doubled")
     return ""
 
 
@@ -269,7 +302,7 @@ register(UnitSpec(
     probes=lambda: [_mha_mixed(321), _attention_case(322, tr("cross-attention with L_q = L_k = 4"), l_q=4, l_k=4)],
     mutants=_mutants(_AdditiveMultiHeadAttention, (-2, 1)),
     knobbed=_AdditiveMultiHeadAttention,
-    properties=(partial(dropout_reaches_weights, explain_failures=True, missing=_dropout_not_in_score),
+    properties=(partial(dropout_reaches_weights, unit="AdditiveMultiHeadAttention", explain_failures=True),
                 _dropout_not_on_heads_output, ("rows_sum_to_one", "attn"), ("masked_zero", "attn", "mask")),
     grad_outputs=("output",),
     picture="attn",

@@ -25,7 +25,7 @@ B, H, L_Q, L_K, D_K, D_V = 2, 4, 3, 5, 6, 7
 
 
 def _sdpa(query, key, value, mask=None, dropout=None, *, scale="sqrt", key_axes=(-2, -1), softmax_dim=-1,
-          mask_use="before", fill="min", returns="weights"):
+          mask_use="before", fill="min", returns="weights", dropout_at="weights"):
     """The reference with knobs: each default is the reference's behaviour, each other value a mistake."""
     turned = key.permute(*reversed(range(key.dim()))) if key_axes == "all" else key.transpose(*key_axes) if key_axes else key
     scores = query @ turned
@@ -38,8 +38,22 @@ def _sdpa(query, key, value, mask=None, dropout=None, *, scale="sqrt", key_axes=
     weights = scores.softmax(dim=softmax_dim)
     if blocked is not None and mask_use == "after-softmax":
         weights = weights.masked_fill(blocked, fill)
+    if dropout is not None and dropout_at != "weights":  # the places core._dropout_problem's causes name
+        return dropped_elsewhere(weights, value, dropout, dropout_at), weights
     dropped = dropout(weights) if dropout is not None else weights
     return dropped @ value, {"weights": weights, "scores": scores, "raw-scores": raw, "dropped": dropped}[returns]
+
+
+def dropped_elsewhere(weights, value, dropout, at):
+    """weights @ value with `dropout` acting at `at`: None (never applied), "twice" (on the weights, twice),
+    "value" (on the values), "output" (on the product)."""
+    if at == "twice":
+        return dropout(dropout(weights)) @ value
+    if at == "value":
+        return weights @ dropout(value)
+    if at == "output":
+        return dropout(weights @ value)
+    return weights @ value
 
 
 # The fill values learners use; they matter once the mask is misapplied. The first, the
@@ -156,6 +170,7 @@ register(UnitSpec(
     probes=_probes,
     mutants=MUTANTS,
     knobbed=_sdpa,
+    dropout_knob=lambda at: partial(_sdpa, dropout_at=at),
     properties=(_weights_before_dropout, ("rows_sum_to_one", "weights"), ("masked_zero", "weights", "mask")),
     picture="weights",
 ))

@@ -90,6 +90,9 @@ class UnitSpec:
     # failure: they read what the learner's own results reveal (outcomes[0] is on the failing case,
     # cases[0]; the rest on the probes). A diagnoser must only name a mistake it can prove.
     diagnosers: tuple = ()
+    # for a unit handed a dropout module: where its knobbed reference applies it -> that variant ("weights", None,
+    # "twice", "value", "output"), so that _dropout_problem states a cause only where one reproduces the learner's
+    dropout_knob: Callable | None = None
 
     @property
     def reference(self):
@@ -295,6 +298,21 @@ def _random_dropout(case):
     return isinstance(dropout, torch.nn.Dropout) and dropout.training and dropout.p > 0
 
 
+def _dropout_twice():
+    return tr("Your results are those of an attention that applies the dropout module to the weights twice: apply it "
+              "once, to the weights, before they multiply the values.")
+
+
+def _dropout_elsewhere():
+    return tr("Your results are those of an attention whose dropout acts on another tensor than the weights (the "
+              "values, or the output): apply it to the weights, before they multiply the values.")
+
+
+def _dropout_unused():
+    return tr("Your results are those of an attention that never applies the dropout module it is given: apply it to "
+              "the weights, before they multiply the values.")
+
+
 def _failure(checker, aspect):
     """The CheckFailure of one aspect, or None."""
     try:
@@ -413,7 +431,7 @@ class _Checker:
         mine = self.run(case, trace=True)
         theirs = harness.run(self.spec.reference, self.call, case, trace=True)
         results = (got.outputs or {}, want.outputs or {})
-        return locate(mine.trace, theirs.trace, case.inputs, results)
+        return locate(mine.trace, theirs.trace, case.inputs, results, unit=self.spec.name)
 
     # ---------------------------------------------------------- aspects
 
@@ -424,7 +442,10 @@ class _Checker:
                 got, want = self.examine(case, values=False)
                 problem = self._dropout_problem(case, got)
                 if problem:
-                    self.fail(case, got, want, "wrong-values", problem)
+                    if self.naming:
+                        problem = causes.explained(self, lambda outcome, one: self._dropout_problem(one, outcome),
+                                                   problem, case)
+                    self.fail(case, got, want, "wrong-values", str(problem))
             else:
                 self.examine(case)
 
@@ -439,13 +460,20 @@ class _Checker:
         kept = weights / (1 - dropout.p)
         tolerance = 1e-4 * (1 + kept.abs())
         dropped, scaled = coefficients.abs() <= tolerance, (coefficients - kept).abs() <= tolerance
+        knob = self.spec.dropout_knob or (lambda at: None)
+
+        def variants(*places):
+            return tuple(v for v in map(knob, places) if v is not None)
         if not bool((dropped | scaled).all()):
             where = harness.position([int(i) for i in (~(dropped | scaled)).nonzero()[0]], ("query", "key"))
-            return tr("With a dropout module, the output must be the weights, each dropped (0) or scaled by "
-                      "1/(1 - p), times the values; at {where} it is neither. Is dropout applied to the weights, "
-                      "once, before they multiply the values?", where=where)
+            return causes.Observed(
+                tr("With a dropout module, the output must be the weights, each dropped (0) or scaled by 1/(1 - p), "
+                   "times the values; at {where} it is neither.", where=where),
+                causes=[causes.Cause(_dropout_unused, variants(None)), causes.Cause(_dropout_twice, variants("twice")),
+                        causes.Cause(_dropout_elsewhere, variants("value", "output"))], key=("neither", where))
         if not bool(dropped.any()) or not bool(scaled.any()):
-            return tr("With a dropout module in training mode, no weight was dropped: is the dropout module used?")
+            return causes.Observed(tr("With a dropout module in training mode, no weight was dropped."),
+                                   causes=[causes.Cause(_dropout_unused, variants(None))], key="none dropped")
         return ""
 
     def compare_gradients(self, aspect):

@@ -30,8 +30,9 @@ from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .causes import Cause, Observed
 from .core import UnitSpec, register, variant_class
-from .encoder import independent_layers, knobbed_layers
+from .encoder import DROPOUT_ELSEWHERE, independent_layers, knobbed_layers, sublayer_with_dropout
 
 B, L_TGT, L_SRC, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 5, 7, 12, 3, 20, 2
 _SQUARE = 6  # the probe where L_tgt = L_src, so that swapped roles run
@@ -51,6 +52,24 @@ class _DecoderLayer(reference.DecoderLayer):
     order = ("self", "cross", "ffn")  # the order the sublayers run in
     norms_follow = "position"  # "position": norm1 after the first sublayer run; "sublayer": norm1 after self_attn
     prenorm = False
+    # for the causes of _dropout_acts: what dropout1-3 act on ("out": the sublayer's output; None: never applied;
+    # "x", "sum", "norm": see encoder.sublayer_with_dropout), and whether self_attn, cross_attn and ffn are built
+    # with the layer's `dropout` (False: with their own default rate)
+    dropout_on = ("out", "out", "out")
+    rate_passed = (True, True, True)
+
+    def __init__(self, d_model, n_head, d_ff, dropout=0.1):
+        nn.Module.__init__(self)  # the reference's parts in the reference's order: the same weights from one seed
+        rates = [dropout if passed else None for passed in self.rate_passed]
+        self.self_attn = reference.MultiHeadAttention(d_model, n_head, *([rates[0]] if rates[0] is not None else []))
+        self.cross_attn = reference.MultiHeadAttention(d_model, n_head, *([rates[1]] if rates[1] is not None else []))
+        self.ffn = reference.PositionwiseFeedForward(d_model, d_ff, *([rates[2]] if rates[2] is not None else []))
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.dropout3 = nn.Dropout(dropout)
 
     _NUMBER = {"self": 0, "cross": 1, "ffn": 2}
 
@@ -71,7 +90,7 @@ class _DecoderLayer(reference.DecoderLayer):
             if self.prenorm:
                 x = x + dropout(sublayers[name](norm(x)))
             else:
-                x = norm(x + dropout(sublayers[name](x)))
+                x = sublayer_with_dropout(x, sublayers[name], norm, dropout, True, self.dropout_on[number])
         return x
 
 
@@ -257,9 +276,11 @@ def _dropout_acts(outcome, case):
         return tr("Built as DecoderLayer{init} and run in training mode, your code raised {error}", init=init,
                   error=harness.describe_error(error))
     if not harness.close(runs["training"], runs["evaluation"]):
-        return tr("Built as DecoderLayer{init}, your layer gives other outputs in training mode than in evaluation "
-                  "mode, so some dropout inside it did not get dropout=0.0: pass `dropout` on to every sublayer you "
-                  "build.", init=init)
+        gap = float((runs["training"] - runs["evaluation"]).abs().max())
+        return Observed(tr("Built as DecoderLayer{init}, your layer gives other outputs in training mode than in "
+                           "evaluation mode (by up to {gap:.3g}): something random acts in it although it was built "
+                           "with dropout=0.0.", init=init, gap=gap),
+                        causes=_RATE_CAUSES, key=("training differs", f"{gap:.4g}"))
     before = outcome.outputs["output"].detach()
     for number in (1, 2, 3):
         try:
@@ -268,9 +289,9 @@ def _dropout_acts(outcome, case):
             return tr("Run with only dropout{number} dropping everything (p=1, training mode), your code raised {error}",
                       number=number, error=harness.describe_error(error))
         if isinstance(dropped, torch.Tensor) and dropped.shape == before.shape and harness.close(dropped, before):
-            return tr("Run with only dropout{number} dropping everything (p=1, training mode), the output is the same "
-                      "as without dropout: dropout{number} is never applied. Each sublayer's output goes through its "
-                      "own dropout (dropout1, dropout2, dropout3).", number=number)
+            return Observed(tr("Run with only dropout{number} dropping everything (p=1, training mode), the output is "
+                               "the same as without dropout.", number=number),
+                            causes=[_UNUSED_CAUSES[number - 1]], key=("no effect", number))
     try:
         dropped = probes.probe("call_dropping_all", outcome.instance, *args)
         expected = case.inputs["x"].detach()
@@ -284,11 +305,43 @@ def _dropout_acts(outcome, case):
                   "of the input's shape.")
     if not harness.close(dropped, expected):
         gap = (dropped - expected).abs()
-        return tr("Run with every dropout dropping everything (p=1, training mode), each sublayer's output is dropped "
-                  "before its residual add, so the layer should return norm3(norm2(norm1(x))); yours differs (at "
-                  "{where}, by {gap:.3g}). Does every sublayer's output go through its own dropout, before the add and "
-                  "not after the norm?", where=_first_max(gap), gap=float(gap.max()))
+        return Observed(tr("Run with every dropout dropping everything (p=1, training mode), each sublayer's output is "
+                           "dropped before its residual add, so the layer should return norm3(norm2(norm1(x))); yours "
+                           "differs (at {where}, by {gap:.3g}).", where=_first_max(gap), gap=float(gap.max())),
+                        causes=[_ELSEWHERE_CAUSE], key=("differs", f"{float(gap.max()):.4g}"))
     return ""
+
+
+def _rate_not_passed():
+    return tr("Your results are those of a DecoderLayer in which a sublayer (self_attn, cross_attn or ffn) does not get "
+              "the layer's `dropout` and drops with a rate of its own (0.1, the default): pass `dropout` on to every "
+              "sublayer you build.")
+
+
+def _dropout_unused(number):
+    return lambda: tr("Your results are those of a DecoderLayer in which dropout{number} is never applied. Each "
+                      "sublayer's output goes through its own dropout (dropout1, dropout2, dropout3).", number=number)
+
+
+def _dropout_elsewhere():
+    return tr("Your results are those of a DecoderLayer in which a dropout acts on another term than its sublayer's "
+              "output (x, the sum, or the norm's output): each sublayer's output goes through its own dropout, "
+              "before the add and not after the norm.")
+
+
+def _places(**at):
+    """dropout_on with the places given by index (`at={0: "x"}` is dropout1 on x), the rest on the outputs."""
+    return tuple(at.get(str(i), "out") for i in range(3))
+
+
+_RATE_CAUSES = (Cause(_rate_not_passed, tuple(variant_class(_DecoderLayer, rate_passed=passed)
+                                              for passed in itertools.product((True, False), repeat=3)
+                                              if not all(passed))),)
+_UNUSED_CAUSES = tuple(Cause(_dropout_unused(n), (variant_class(_DecoderLayer, dropout_on=_places(**{str(n - 1): None})),))
+                       for n in (1, 2, 3))
+_ELSEWHERE_CAUSE = Cause(_dropout_elsewhere, tuple(
+    variant_class(_DecoderLayer, dropout_on=on) for on in
+    (*(_places(**{str(i): at}) for i in range(3) for at in DROPOUT_ELSEWHERE), *((at,) * 3 for at in DROPOUT_ELSEWHERE))))
 
 
 # ------------------------------------------------------------------ units

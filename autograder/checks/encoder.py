@@ -29,6 +29,7 @@ Anything else (a phase, floored angles, sines and cosines in halves) proves neit
 (x of zeros, all max_len positions) gives whole; it is trusted only when it is the same for
 every batch row and every case.
 """
+import itertools
 import math
 import re
 
@@ -42,6 +43,7 @@ from learner_kit.harness import Case
 from learner_kit.i18n import tr
 
 from . import inputs
+from .causes import Cause, Observed
 from .core import CheckFailure, UnitSpec, register, variant_class
 
 B, L, D_MODEL, N_HEAD, D_FF, N_LAYERS = 2, 5, 12, 3, 20, 2
@@ -89,6 +91,17 @@ class _PositionalEncoding(reference.PositionalEncoding):
         pe[:, 1::2] = second(odd)
         self.pe.copy_(pe.unsqueeze(0))
 
+    # what the dropout acts on, for the causes of _dropout_on_the_sum: "sum" (x + pe), None, "x", "pe"
+    dropout_on = "sum"
+
+    def forward(self, x):
+        pe = self.pe[:, : x.size(1)]
+        if self.dropout_on == "sum":
+            return self.dropout(x + pe)
+        if self.dropout_on == "x":
+            return self.dropout(x) + pe
+        return x + self.dropout(pe) if self.dropout_on == "pe" else x + pe
+
 
 class _EncoderLayer(reference.EncoderLayer):
     """The reference with knobs: pre-norm, which residual adds happen, whether the mask is used."""
@@ -96,18 +109,34 @@ class _EncoderLayer(reference.EncoderLayer):
     prenorm = False
     residual = (True, True)  # (attention sublayer, feed-forward sublayer)
     use_mask = True
+    # what dropout1 and dropout2 act on, for the causes of _dropouts_on_sublayer_outputs: "out" (the sublayer's
+    # output), None (never applied), "x" (the residual), "sum" (x + out), "norm" (the norm's output)
+    dropout_on = ("out", "out")
 
     def forward(self, x, mask=None):
         mask = mask if self.use_mask else None
-        x = self._sublayer(x, lambda y: self.self_attn(y, y, y, mask), self.norm1, self.dropout1, self.residual[0])
-        return self._sublayer(x, self.ffn, self.norm2, self.dropout2, self.residual[1])
+        x = self._sublayer(x, lambda y: self.self_attn(y, y, y, mask), self.norm1, self.dropout1, self.residual[0],
+                           self.dropout_on[0])
+        return self._sublayer(x, self.ffn, self.norm2, self.dropout2, self.residual[1], self.dropout_on[1])
 
-    def _sublayer(self, x, function, norm, dropout, residual):
+    def _sublayer(self, x, function, norm, dropout, residual, on="out"):
         if self.prenorm:
             out = dropout(function(norm(x)))
             return x + out if residual else out
-        out = dropout(function(x))
-        return norm(x + out if residual else out)
+        return sublayer_with_dropout(x, function, norm, dropout, residual, on)
+
+
+def sublayer_with_dropout(x, function, norm, dropout, residual=True, on="out"):
+    """norm(x + dropout(function(x))), the dropout acting on `on`: "out", None, "x", "sum" or "norm"."""
+    out = function(x)
+    out = dropout(out) if on == "out" else out
+    skip = dropout(x) if on == "x" else x
+    total = skip + out if residual else out
+    normed = norm(dropout(total) if on == "sum" else total)
+    return dropout(normed) if on == "norm" else normed
+
+
+DROPOUT_ELSEWHERE = ("x", "sum", "norm")  # the places a sublayer's dropout goes in the knobbed layers' causes
 
 
 def knobbed_layers(layer, n_layers, shared, *args):
@@ -484,11 +513,26 @@ def _dropout_on_the_sum(outcome, case):
     if bool((dropped == 0).all()):
         return ""
     if harness.close(dropped, outcome.outputs["output"].detach()):
-        return tr("With its dropout set to drop everything (p=1, training mode), forward returns what it returns without "
-                  "dropout: the `dropout` submodule is never applied. It belongs on the sum x + pe.")
-    return tr("With its dropout set to drop everything (p=1, training mode), forward should return zeros, since dropout "
-              "acts on the whole sum x + pe; yours keeps values up to {largest:.3g}. Is dropout applied "
-              "to one of the two terms only?", largest=float(dropped.abs().max()))
+        return Observed(tr("With its dropout set to drop everything (p=1, training mode), forward returns what it "
+                           "returns without dropout."),
+                        causes=[Cause(_pe_dropout_unused, (variant_class(_PositionalEncoding, dropout_on=None),))],
+                        key="no effect")
+    largest = float(dropped.abs().max())
+    return Observed(tr("With its dropout set to drop everything (p=1, training mode), forward should return zeros, "
+                       "since dropout acts on the whole sum x + pe; yours keeps values up to {largest:.3g}.",
+                       largest=largest),
+                    causes=[Cause(_pe_dropout_on_one_term, tuple(variant_class(_PositionalEncoding, dropout_on=on)
+                                                                 for on in ("x", "pe")))],
+                    key=("keeps", f"{largest:.4g}"))
+
+
+def _pe_dropout_unused():
+    return tr("The `dropout` submodule is never applied. It belongs on the sum x + pe.")
+
+
+def _pe_dropout_on_one_term():
+    return tr("Your results are those of a PositionalEncoding whose dropout acts on one of the two terms only (x or "
+              "pe): it belongs on the whole sum x + pe.")
 
 
 def _dropouts_on_sublayer_outputs(outcome, case):
@@ -508,9 +552,37 @@ def _dropouts_on_sublayer_outputs(outcome, case):
     if harness.close(dropped, want):
         return ""
     gap = float((dropped - want).abs().max())
-    return tr("With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should vanish "
-              "before their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}. Are dropout1 and "
-              "dropout2 applied to the sublayers' outputs, before each add?", gap=gap)
+    return Observed(tr("With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should "
+                       "vanish before their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}.",
+                       gap=gap), causes=_LAYER_DROPOUT_CAUSES, key=("differs", f"{gap:.4g}"))
+
+
+def _layer_dropout_unused(names):
+    def sentence():
+        if len(names) > 1:
+            return tr("Your results are those of an EncoderLayer in which {names} are never applied: each sublayer's "
+                      "output goes through its own dropout (dropout1, dropout2) before its residual add.",
+                      names=harness.joined(f"`{name}`" for name in names))
+        return tr("Your results are those of an EncoderLayer in which {names} is never applied: each sublayer's "
+                  "output goes through its own dropout (dropout1, dropout2) before its residual add.",
+                  names=f"`{names[0]}`")
+    return sentence
+
+
+def _layer_dropout_elsewhere():
+    return tr("Your results are those of an EncoderLayer whose dropout1 or dropout2 acts on another term than its "
+              "sublayer's output (x, the sum, or the norm's output): each belongs on its sublayer's output alone, "
+              "before the residual add.")
+
+
+_LAYER_DROPOUT_CAUSES = (
+    Cause(_layer_dropout_unused(("dropout1",)), (variant_class(_EncoderLayer, dropout_on=(None, "out")),)),
+    Cause(_layer_dropout_unused(("dropout2",)), (variant_class(_EncoderLayer, dropout_on=("out", None)),)),
+    Cause(_layer_dropout_unused(("dropout1", "dropout2")), (variant_class(_EncoderLayer, dropout_on=(None, None)),)),
+    Cause(_layer_dropout_elsewhere, tuple(variant_class(_EncoderLayer, dropout_on=on)
+                                          for on in itertools.product(("out", None, *DROPOUT_ELSEWHERE), repeat=2)
+                                          if set(on) & set(DROPOUT_ELSEWHERE))),
+)
 
 
 def _dropouts_in(text):

@@ -20,6 +20,8 @@ from learner_kit.i18n import tr
 from learner_kit.replay import REARRANGE
 
 from . import inputs
+from .attention import _sdpa
+from .causes import Cause, Observed
 from .core import UnitSpec, register, variant_class
 
 B, L_Q, L_K, N_HEAD, D_K = 2, 3, 5, 4, 6
@@ -51,6 +53,10 @@ class _MultiHeadAttention(reference.MultiHeadAttention):
     scale = "d_k"
     split_transposes = True
     merge_transposes = True
+    # for the causes of dropout_reaches_weights: where self.dropout acts ("weights", None, "output": the heads'
+    # merged output before w_o, "weights+output"), and which weights self.attn keeps ("weights", "dropped")
+    dropout_at = "weights"
+    keep = "weights"
 
     def forward(self, query, key, value, mask=None):
         given = (query, key, value)
@@ -60,8 +66,13 @@ class _MultiHeadAttention(reference.MultiHeadAttention):
             q = q / math.sqrt(self.n_head)
         elif self.scale == "twice":  # q divided by sqrt(d_k) before the attention divides again: by d_k in all
             q = q / math.sqrt(q.size(-1))
-        out, self.attn = reference.scaled_dot_product_attention(q, k, v, mask, self.dropout)
+        dropout = self.dropout if self.dropout_at in ("weights", "weights+output") else None
+        if self.keep == "dropped":
+            out, self.attn = _sdpa(q, k, v, mask, dropout, returns="dropped")
+        else:
+            out, self.attn = reference.scaled_dot_product_attention(q, k, v, mask, dropout)
         merged = _merge(out, transpose=self.merge_transposes)
+        merged = self.dropout(merged) if self.dropout_at in ("output", "weights+output") else merged
         return self.w_o(merged) if self.output_projection else merged
 
 
@@ -139,19 +150,32 @@ def _shared(seed, **more):
                            **more)
 
 
-def _weights_not_dropped():
-    return tr("With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
-              "bias at every position, and it is not: self.dropout does not act on the attention weights (or acts "
-              "elsewhere too). Hand it to the attention function, and apply it nowhere else.")
+def _dropout_unused():
+    return tr("Your results are those of a MultiHeadAttention that never applies self.dropout: hand it to the "
+              "attention function, which applies it to the weights.")
 
 
-def dropout_reaches_weights(outcome, case, missing=_weights_not_dropped, explain_failures=False):
+def _kept_dropped():
+    return tr("Your results are those of a MultiHeadAttention that keeps the dropped weights in self.attn: keep the "
+              "weights from before dropout (the attention function returns them).")
+
+
+# The causes a multi-head module's dropout property may state, by unit: the sentences (self.dropout never applied,
+# self.attn holding the dropped weights) and the knobbed reference whose knobs have them; additive.py adds its own.
+# (A dropout on the heads' output as well as, or instead of, on the weights leaves w_o's bias under p = 1: this
+# property cannot see it; AdditiveMultiHeadAttention's _dropout_not_on_heads_output does, at p = 0.5.)
+DROPOUT_CAUSES = {"MultiHeadAttention": (_dropout_unused, _kept_dropped, _MultiHeadAttention)}
+
+
+def dropout_reaches_weights(outcome, case, unit="MultiHeadAttention", explain_failures=False):
     """With its dropout dropping everything (p = 1, training mode) every attention weight is 0, so the heads give 0
     and the output is w_o's bias at every position; self.attn still holds the weights before dropout.
 
-    `missing()` is the message when the output is not w_o's bias. An error or a wrong shape under the probe gives
-    way to the unit's other checks, or with `explain_failures` is reported here (a unit whose helpers are not the
-    learner's, so the error is their module's own)."""
+    What is seen is said; a cause (self.dropout never applied, the dropped weights kept) only
+    where the unit's knobbed reference reproduces it (DROPOUT_CAUSES, causes.py). An error or a wrong shape under
+    the probe gives way to the unit's other checks, or with `explain_failures` is reported here (a unit whose
+    helpers are not the learner's, so the error is their module's own)."""
+    unused, kept_dropped, knobbed = DROPOUT_CAUSES[unit]
     query = case.inputs["query"].detach()
     args = [value.detach() if isinstance(value, torch.Tensor) else value for value in case.inputs.values()]
     try:
@@ -170,11 +194,19 @@ def dropout_reaches_weights(outcome, case, missing=_weights_not_dropped, explain
         return tr("Run with its dropout dropping everything (p=1, training mode), your module did not return "
                   "(B, L_q, d_model).") if explain_failures else ""
     if not harness.close(dropped, bias_only):
-        return missing()
+        gap = float((dropped - bias_only).abs().max())
+        return Observed(tr("With its dropout dropping every weight (p = 1, training mode) your module's output should "
+                           "be w_o's bias at every position; it differs from it by up to {gap:.3g}.", gap=gap),
+                        causes=[Cause(unused, (variant_class(knobbed, dropout_at=None),))],
+                        key=("differs", f"{gap:.4g}"))
     if kept is not None and not torch.allclose(kept.double().sum(-1), torch.ones(kept.shape[:-1], dtype=torch.float64),
                                                atol=1e-5):
-        return tr("In training mode the weights kept in self.attn no longer sum to 1 over the keys: they must be those "
-                  "before dropout.")
+        total = kept.double().sum(-1).flatten()
+        total = float(total[(total - 1).abs().argmax()])
+        return Observed(tr("In training mode (its dropout dropping every weight, p = 1), the weights kept in self.attn "
+                           "no longer sum to 1 over the keys (one row sums to {total:.4g}).", total=total),
+                        causes=[Cause(kept_dropped, (variant_class(knobbed, keep="dropped"),))],
+                        key=("rows off", f"{total:.4g}"))
     return ""
 
 

@@ -26,22 +26,25 @@ TRANSLATIONS = {
     "cross-attention with a mask of shape (B, 1, L_q, L_k)": "shape이 (B, 1, L_q, L_k)인 마스크가 있는 크로스 어텐션",
     "cross-attention with an (L_q, L_k) mask shared by the batch and the heads":
         "배치와 헤드 전체가 공유하는 (L_q, L_k) 마스크가 있는 크로스 어텐션",
-    "With its dropout dropping every weight (p = 1, training mode) your module's output should be w_o's "
-    "bias at every position, and it still depends on the inputs: self.dropout does not reach the attention "
-    "weights. Give it to self.score.":
-        "드롭아웃이 모든 가중치를 버리도록 설정하면(p = 1, 학습 모드) 모듈의 출력은 모든 위치에서 w_o의 bias여야 "
-        "하는데, 여전히 입력에 따라 달라집니다. self.dropout이 어텐션 가중치에 닿지 않는다는 뜻입니다. "
-        "self.dropout을 self.score에 넘기세요.",
     "self-attention: query, key and value are one tensor": "셀프 어텐션: query, key, value가 모두 같은 텐서",
     "cross-attention with L_q = L_k = 4": "L_q = L_k = 4인 크로스 어텐션",
     " A bias on v adds the same number to every score of a row, which the softmax cancels: a parameter that never "
     "learns (its gradient is always 0). The exercise builds v = nn.Linear(d_hidden, 1, bias=False).":
         " v의 편향은 한 행의 모든 점수에 같은 수를 더하고, 소프트맥스가 그것을 지워 버립니다. 결코 학습되지 않는 "
         "파라미터입니다(기울기가 늘 0입니다). 과제는 v = nn.Linear(d_hidden, 1, bias=False)로 만듭니다.",
-    "With dropout p = 0.5 in training mode, every number reaching w_o is either 0 or doubled: the dropout "
-    "acts on the heads' output, not on the attention weights. Give self.dropout to self.score, which "
-    "applies it to the weights before they multiply the values.":
-        "학습 모드에서 드롭아웃 p = 0.5일 때 w_o에 들어가는 수는 모두 0이거나 두 배입니다. 드롭아웃이 어텐션 가중치가 "
-        "아니라 헤드들의 출력에 적용되고 있습니다. self.dropout을 self.score에 넘기세요. 그러면 가중치가 밸류와 "
-        "곱해지기 전에 가중치에 드롭아웃을 적용합니다.",
+    "Your results are those of an AdditiveMultiHeadAttention whose self.dropout never reaches the attention weights: "
+    "give it to self.score, which applies it to the weights.":
+        "결과가 self.dropout이 어텐션 가중치에 닿지 않는 AdditiveMultiHeadAttention의 결과와 같습니다. self.dropout을 self.score에 넘기세요. 그러면 "
+        "self.score가 가중치에 드롭아웃을 적용합니다.",
+    "Your results are those of an AdditiveMultiHeadAttention that keeps the dropped weights in self.attn: keep the "
+    "weights from before dropout (self.score returns them).":
+        "결과가 드롭아웃을 거친 가중치를 self.attn에 저장하는 AdditiveMultiHeadAttention의 결과와 같습니다. self.attn에는 드롭아웃을 거치기 전의 가중치, 곧 "
+        "self.score가 반환하는 가중치를 저장하세요.",
+    "Your results are those of an AdditiveMultiHeadAttention whose dropout acts on the heads' output, not on the "
+    "attention weights. Give self.dropout to self.score, which applies it to the weights before they multiply the "
+    "values.":
+        "결과가 드롭아웃을 어텐션 가중치가 아니라 헤드들의 출력에 적용하는 AdditiveMultiHeadAttention의 결과와 같습니다. self.dropout을 self.score에 넘기세요. "
+        "그러면 가중치가 밸류와 곱해지기 전에 가중치에 드롭아웃을 적용합니다.",
+    "With dropout p = 0.5 in training mode, every number reaching w_o is either 0 or doubled.":
+        "학습 모드에서 드롭아웃 p = 0.5일 때 w_o에 들어가는 수는 모두 0이거나 두 배입니다.",
 }

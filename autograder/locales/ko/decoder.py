@@ -26,31 +26,37 @@ TRANSLATIONS = {
         "어떤 타깃 위치도 소스의 패딩을 읽으면 안 됩니다. src_mask가 크로스 어텐션까지 전달되어야 합니다.",
     "Built as DecoderLayer{init} and run in training mode, your code raised {error}":
         "DecoderLayer{init} 레이어를 만들어 학습 모드로 실행하자 코드에서 예외가 발생했습니다: {error}",
-    "Built as DecoderLayer{init}, your layer gives other outputs in training mode than in evaluation "
-    "mode, so some dropout inside it did not get dropout=0.0: pass `dropout` on to every sublayer you "
-    "build.":
-        "DecoderLayer{init} 레이어가 학습 모드와 평가 모드에서 다른 출력을 냅니다. 레이어 안의 어떤 드롭아웃이 "
-        "dropout=0.0을 받지 못했다는 뜻입니다. 직접 만드는 모든 서브레이어에 `dropout`을 넘겨 주세요.",
     "Run with only dropout{number} dropping everything (p=1, training mode), your code raised {error}":
         "dropout{number}만 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 코드에서 예외가 발생했습니다: {error}",
-    "Run with only dropout{number} dropping everything (p=1, training mode), the output is the same "
-    "as without dropout: dropout{number} is never applied. Each sublayer's output goes through its "
-    "own dropout (dropout1, dropout2, dropout3).":
-        "dropout{number}만 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행해도 출력이 드롭아웃이 없을 때와 "
-        "같습니다. dropout{number} 모듈이 한 번도 적용되지 않는다는 뜻입니다. 각 서브레이어의 출력은 자기 드롭아웃"
-        "(dropout1, dropout2, dropout3)을 거쳐야 합니다.",
     "Run with every dropout dropping everything (p=1, training mode), your code raised {error}":
         "모든 드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 코드에서 예외가 발생했습니다: {error}",
     "Run with every dropout dropping everything (p=1, training mode), your code did not return a tensor "
     "of the input's shape.":
         "모든 드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 코드가 입력과 같은 shape의 텐서를 "
         "반환하지 않았습니다.",
-    "Run with every dropout dropping everything (p=1, training mode), each sublayer's output is dropped "
-    "before its residual add, so the layer should return norm3(norm2(norm1(x))); yours differs (at "
-    "{where}, by {gap:.3g}). Does every sublayer's output go through its own dropout, before the add and "
-    "not after the norm?":
-        "모든 드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하면 각 서브레이어의 출력이 잔차 연결로 "
-        "더해지기 전에 모두 버려지므로, 레이어는 norm3(norm2(norm1(x)))를 반환해야 합니다. 그런데 결과가 "
-        "다릅니다({where}에서 {gap:.3g}만큼). 각 서브레이어의 출력이 정규화 뒤가 아니라 더하기 전에 자기 드롭아웃을 "
-        "거치나요?",
+    "Built as DecoderLayer{init}, your layer gives other outputs in training mode than in evaluation mode (by up to "
+    "{gap:.3g}): something random acts in it although it was built with dropout=0.0.":
+        "DecoderLayer{init}(으)로 만든 레이어가 학습 모드와 평가 모드에서 다른 출력을 냅니다(최대 {gap:.3g}만큼). dropout=0.0으로 만들었는데도 레이어 안에서 무언가 "
+        "무작위로 작용합니다.",
+    "Run with only dropout{number} dropping everything (p=1, training mode), the output is the same as without "
+    "dropout.":
+        "dropout{number}만 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행해도 출력이 드롭아웃이 없을 때와 같습니다.",
+    "Run with every dropout dropping everything (p=1, training mode), each sublayer's output is dropped before its "
+    "residual add, so the layer should return norm3(norm2(norm1(x))); yours differs (at {where}, by {gap:.3g}).":
+        "모든 드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하면 각 서브레이어의 출력이 잔차 연결로 더해지기 전에 모두 버려지므로, 레이어는 norm3(norm2(norm1(x)))를 "
+        "반환해야 합니다. 그런데 결과가 다릅니다({where}에서 {gap:.3g}만큼).",
+    "Your results are those of a DecoderLayer in which a sublayer (self_attn, cross_attn or ffn) does not get the "
+    "layer's `dropout` and drops with a rate of its own (0.1, the default): pass `dropout` on to every sublayer you "
+    "build.":
+        "결과가 서브레이어(self_attn, cross_attn, ffn) 중 하나가 레이어의 `dropout`을 받지 못하고 자기 비율(기본값 0.1)로 드롭아웃하는 DecoderLayer의 결과와 "
+        "같습니다. 직접 만드는 모든 서브레이어에 `dropout`을 넘겨 주세요.",
+    "Your results are those of a DecoderLayer in which dropout{number} is never applied. Each sublayer's output goes "
+    "through its own dropout (dropout1, dropout2, dropout3).":
+        "결과가 dropout{number}을(를) 한 번도 적용하지 않는 DecoderLayer의 결과와 같습니다. 각 서브레이어의 출력은 자기 드롭아웃(dropout1, dropout2, "
+        "dropout3)을 거쳐야 합니다.",
+    "Your results are those of a DecoderLayer in which a dropout acts on another term than its sublayer's output (x, "
+    "the sum, or the norm's output): each sublayer's output goes through its own dropout, before the add and not "
+    "after the norm.":
+        "결과가 드롭아웃 하나를 서브레이어의 출력이 아닌 다른 항(x, 합, 또는 정규화의 출력)에 적용하는 DecoderLayer의 결과와 같습니다. 각 서브레이어의 출력은 정규화 뒤가 아니라 더하기 "
+        "전에 자기 드롭아웃을 거쳐야 합니다.",
 }

@@ -86,28 +86,12 @@ TRANSLATIONS = {
     "shape.":
         "드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 forward가 x와 같은 shape의 텐서를 "
         "반환하지 않았습니다.",
-    "With its dropout set to drop everything (p=1, training mode), forward returns what it returns without "
-    "dropout: the `dropout` submodule is never applied. It belongs on the sum x + pe.":
-        "드롭아웃이 모든 값을 버리도록 설정해도(p=1, 학습 모드) forward의 결과가 드롭아웃이 없을 때와 같습니다. "
-        "`dropout` 하위 모듈이 한 번도 적용되지 않는다는 뜻입니다. 드롭아웃은 합 x + pe에 적용해야 합니다.",
-    "With its dropout set to drop everything (p=1, training mode), forward should return zeros, since dropout "
-    "acts on the whole sum x + pe; yours keeps values up to {largest:.3g}. Is dropout applied "
-    "to one of the two terms only?":
-        "드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 드롭아웃이 합 x + pe 전체에 작용하므로 forward는 "
-        "0을 반환해야 합니다. 그런데 최대 {largest:.3g}인 값이 남아 있습니다. 드롭아웃을 두 항 중 하나에만 "
-        "적용하고 있지 않나요?",
     "Run with every dropout dropping everything (p=1, training mode), your code raised {error}":
         "모든 드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 코드에서 예외가 발생했습니다: {error}",
     "Run with every dropout dropping everything (p=1, training mode), the layer did not return a tensor of "
     "x's shape.":
         "모든 드롭아웃이 모든 값을 버리도록 설정해(p=1, 학습 모드) 실행하자 레이어가 x와 같은 shape의 텐서를 "
         "반환하지 않았습니다.",
-    "With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should vanish "
-    "before their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}. Are dropout1 and "
-    "dropout2 applied to the sublayers' outputs, before each add?":
-        "모든 드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 두 서브레이어의 출력이 잔차 연결로 "
-        "더해지기 전에 사라지므로 norm2(norm1(x))만 남아야 합니다. 그런데 최대 {gap:.3g}만큼 차이가 납니다. "
-        "dropout1과 dropout2를 각 서브레이어의 출력에, 잔차를 더하기 전에 적용했나요?",
     "Printing your {unit} raised {error}": "작성한 {unit}를 print하는 중에 예외가 발생했습니다: {error}",
     " and {count} more": " 외 {count}개",
     "Built with dropout={rate}, your {unit} has dropouts with another rate: {listed}. Pass `dropout` on "
@@ -118,4 +102,31 @@ TRANSLATIONS = {
     "to every layer you build.":
         "dropout={rate} 값으로 만들었는데, 작성한 {unit}에 비율이 다른 드롭아웃이 있습니다: {listed}. 직접 만드는 "
         "모든 레이어에 `dropout`을 넘겨 주세요.",
+    "With its dropout set to drop everything (p=1, training mode), forward returns what it returns without dropout.":
+        "드롭아웃이 모든 값을 버리도록 설정해도(p=1, 학습 모드) forward의 결과가 드롭아웃이 없을 때와 같습니다.",
+    "The `dropout` submodule is never applied. It belongs on the sum x + pe.":
+        "`dropout` 하위 모듈이 한 번도 적용되지 않습니다. 드롭아웃은 합 x + pe에 적용해야 합니다.",
+    "With its dropout set to drop everything (p=1, training mode), forward should return zeros, since dropout acts "
+    "on the whole sum x + pe; yours keeps values up to {largest:.3g}.":
+        "드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 드롭아웃이 합 x + pe 전체에 작용하므로 forward는 0을 반환해야 합니다. 그런데 최대 {largest:.3g}인 값이 "
+        "남아 있습니다.",
+    "Your results are those of a PositionalEncoding whose dropout acts on one of the two terms only (x or pe): it "
+    "belongs on the whole sum x + pe.":
+        "결과가 드롭아웃을 두 항 중 하나(x 또는 pe)에만 적용하는 PositionalEncoding의 결과와 같습니다. 드롭아웃은 합 x + pe 전체에 적용해야 합니다.",
+    "With every dropout set to drop everything (p=1, training mode), both sublayers' outputs should vanish before "
+    "their residual adds, leaving norm2(norm1(x)); yours differs by up to {gap:.3g}.":
+        "모든 드롭아웃이 모든 값을 버리도록 설정하면(p=1, 학습 모드) 두 서브레이어의 출력이 잔차 연결로 더해지기 전에 사라져 norm2(norm1(x))만 남아야 합니다. 그런데 최대 "
+        "{gap:.3g}만큼 차이가 납니다.",
+    "Your results are those of an EncoderLayer in which {names} is never applied: each sublayer's output goes "
+    "through its own dropout (dropout1, dropout2) before its residual add.":
+        "결과가 {names}을(를) 한 번도 적용하지 않는 EncoderLayer의 결과와 같습니다. 각 서브레이어의 출력은 잔차 연결로 더해지기 전에 자기 드롭아웃(dropout1, "
+        "dropout2)을 거쳐야 합니다.",
+    "Your results are those of an EncoderLayer in which {names} are never applied: each sublayer's output goes "
+    "through its own dropout (dropout1, dropout2) before its residual add.":
+        "결과가 {names}을(를) 한 번도 적용하지 않는 EncoderLayer의 결과와 같습니다. 각 서브레이어의 출력은 잔차 연결로 더해지기 전에 자기 드롭아웃(dropout1, "
+        "dropout2)을 거쳐야 합니다.",
+    "Your results are those of an EncoderLayer whose dropout1 or dropout2 acts on another term than its sublayer's "
+    "output (x, the sum, or the norm's output): each belongs on its sublayer's output alone, before the residual add.":
+        "결과가 dropout1이나 dropout2를 서브레이어의 출력이 아닌 다른 항(x, 합, 또는 정규화의 출력)에 적용하는 EncoderLayer의 결과와 같습니다. 각 드롭아웃은 잔차 연결로 "
+        "더해지기 전의 자기 서브레이어 출력에만 적용해야 합니다.",
 }
