@@ -23,6 +23,7 @@ import torch
 
 from learner_kit.harness import joined as harness_joined
 from learner_kit.i18n import tr
+from learner_kit.steps import labels as step_labels, said
 from learner_kit.trace import SHAPE_ONLY
 
 # Operators that draw random numbers (a layer's initial weights): never a place where two computations part
@@ -34,6 +35,9 @@ MADE = frozenset({"full_like", "zeros_like", "ones_like", "empty_like", "full", 
                   "scalar_tensor", "new_zeros", "new_ones", "new_full", "new_empty", "empty_strided", "lift_fresh",
                   "lift_fresh_copy", "fill_", "fill", "zero_"})
 
+# The views a matrix product of tensors with more than two axes runs through: broadcast, then fold the leading axes
+FOLDING = frozenset({"expand", "view", "unsafe_view", "clone", "reshape", "reshape_alias", "contiguous"})
+MATRIX_PRODUCTS = frozenset({"mm", "bmm", "matmul", "addmm", "baddbmm"})
 JOINS = frozenset({"cat", "stack"})  # moving numbers only, but a step of a loop that builds its result (greedy_decode's)
 HEADING = "Where it parts from the reference:"  # the start of every located sentence, in English (is_located)
 # Ids that state a symptom: where no known mistake explains one, a message also says where the learner's
@@ -56,17 +60,19 @@ def is_located(message):
     return heading() in message or HEADING in message
 
 
-def locate(learner, reference, inputs, results=None):
+def locate(learner, reference, inputs, results=None, unit=None):
     """A sentence saying where the learner's computation parts from the reference's, or ''.
 
     `learner` and `reference` are records of learner_kit.trace on the same case; `inputs` the
-    case's inputs by name; `results`, when given, (the learner's results, the reference's) by name.
-    Both records must be complete (a record cut short says nothing sure).
+    case's inputs by name; `results`, when given, (the learner's results, the reference's) by name;
+    `unit`, the graded unit's name: the reference's steps are then named as its exercise names them
+    (learner_kit.steps), where a label covers them. Both records must be complete (a record cut short
+    says nothing sure).
     """
     if not _usable(learner) or not _usable(reference):
         return ""
     try:
-        comparison = _Comparison(learner, reference, inputs)
+        comparison = _Comparison(learner, reference, inputs, unit)
         found = comparison.where() or _results(comparison, reference, results)
     except (RuntimeError, TypeError, ValueError, IndexError, KeyError):  # a record of unexpected shape
         return ""
@@ -112,8 +118,9 @@ def same(a, b):
 
 
 class _Comparison:
-    def __init__(self, learner, reference, inputs):
+    def __init__(self, learner, reference, inputs, unit=None):
         self.learner, self.reference = learner, reference
+        self.labels = step_labels(unit, reference["ops"])  # {index of a reference op: the exercise's name for it}
         self.inputs = {name: value for name, value in inputs.items() if isinstance(value, torch.Tensor)}
         self.modules = {name for name, value in inputs.items() if isinstance(value, torch.nn.Module)}
         # the values the reference computed, with words for each: what the learner's tensors are told by
@@ -145,15 +152,74 @@ class _Comparison:
         if not ops or not ops[-1].get("raised"):
             return self._raised_by_python(ops)
         failed = ops[-1]
-        given = self._inputs_of(failed, self.learner)
+        given = self._as_written(failed, self.learner)
         words = harness_joined([self._learner_words(value) for value in given if isinstance(value, torch.Tensor)])
-        text = tr("the error comes from your {step}, given {values}.", step=_kind(failed), values=words or tr("(none)"))
+        text = tr("the error comes from your {step}, given {values}.", step=_kind(failed), values=words) if words else \
+            tr("the error comes from your {step}, which was given no tensor.", step=_kind(failed))
         twin = self._reference_twin(failed, given)
         if twin is not None:
-            theirs = [v for v in self._inputs_of(twin, self.reference) if isinstance(v, torch.Tensor)]
-            text += " " + tr("The reference's {step} at that point gets tensors of shapes {shapes}.", step=_kind(twin),
-                             shapes=", ".join(str(tuple(v.shape)) for v in theirs))
+            theirs = [v for v in self._as_written(twin, self.reference) if isinstance(v, torch.Tensor)]
+            shapes = ", ".join(str(tuple(v.shape)) for v in theirs)
+            label = self._label_of(twin)
+            text += " " + (tr("In the exercise, that step gets tensors of shapes {shapes} and gives {label}.",
+                              label=label, shapes=shapes) if label else
+                           tr("The reference's {step} at that point gets tensors of shapes {shapes}.", step=_kind(twin),
+                              shapes=shapes))
         return text
+
+    def _as_written(self, op, record):
+        """The tensors an op was given, as the code that ran it holds them: a matrix product of tensors with more than
+        two axes runs as `bmm` on views that fold the leading axes into one (a (2, 4, 3, 6) query becomes (8, 3, 6)),
+        and those folded shapes are nowhere in the learner's code or in the exercise."""
+        values = self._inputs_of(op, record)
+        if op["op"] not in MATRIX_PRODUCTS:
+            return values
+        shown = []
+        for value, source in zip(values, op.get("inputs", ())):
+            for _ in range(8):
+                kind, where = source
+                if kind != "op" or not isinstance(where, int) or not 0 <= where < len(record["ops"]):
+                    break
+                step = record["ops"][where]
+                before = self._inputs_of(step, record)[:1]
+                if step["op"] not in FOLDING or not before or not isinstance(before[0], torch.Tensor) \
+                        or not isinstance(value, torch.Tensor) or tuple(before[0].shape[-2:]) != tuple(value.shape[-2:]):
+                    break
+                value, source = before[0], step["inputs"][0]
+            shown.append(value)
+        return shown
+
+    def _shown_shape(self, index):
+        """The shape of a reference step's result as the code holds it: a `bmm`'s result unfolded by the view after it."""
+        op = self.reference["ops"][index]
+        shape = tuple(op["output"].shape)
+        if op["op"] in MATRIX_PRODUCTS:
+            for later in self.reference["ops"][index + 1:index + 3]:
+                if later["op"] in FOLDING and [tuple(source) for source in later.get("inputs", ())[:1]] == [("op", index)] \
+                        and isinstance(later.get("output"), torch.Tensor) and later["output"].numel() == op["output"].numel():
+                    return tuple(later["output"].shape)
+        return shape
+
+    def _label_of(self, op):
+        """The exercise's name for one of the reference's ops (learner_kit.steps), in the current language, or ''."""
+        index = next((i for i, theirs in enumerate(self.reference["ops"]) if theirs is op), None)
+        label = self.labels.get(index)
+        return said(label) if label else ""
+
+    def _labelled_view(self, source):
+        """The index of the labelled reference step a tensor argument is (or is a view of, through views only), or
+        None."""
+        kind, where = source
+        for _ in range(50):
+            if kind != "op" or not isinstance(where, int) or not 0 <= where < len(self.reference["ops"]):
+                return None
+            if where in self.labels:
+                return where
+            op = self.reference["ops"][where]
+            if op["op"] not in SHAPE_ONLY or op["op"] in MADE or not op.get("inputs"):
+                return None
+            kind, where = op["inputs"][0]
+        return None
 
     def _raised_by_python(self, ops):
         """An error no operator or call raised (a Python error: a name, an attribute): how far the learner's
@@ -208,7 +274,7 @@ class _Comparison:
         for op in self.reference["ops"]:
             if _kind(op) != _kind(failed):  # the same kind of step (torch.matmul and aten's bmm alike)
                 continue
-            theirs = self._inputs_of(op, self.reference)
+            theirs = self._inputs_of(op, self.reference) + self._as_written(op, self.reference)
             if any(same(a, b) or rearranged(a, b) for a in given if isinstance(a, torch.Tensor)
                    for b in theirs if isinstance(b, torch.Tensor)):
                 return op
@@ -222,7 +288,11 @@ class _Comparison:
             return tr("{words} (shape {shape})", words=named, shape=shape)
         for index, op in enumerate(self.reference["ops"]):
             if same(value, op.get("output")):
-                origin = self._origin(("op", index))  # a view of a step is told by the step
+                labelled = self._labelled_view(("op", index))  # a view of a step is told by the step
+                whole = self.reference["ops"][labelled].get("output") if labelled is not None else None
+                if whole is not None and (same(value, whole) or reshaped(value, whole)):
+                    return tr("values of shape {shape} equal to {label}", label=said(self.labels[labelled]), shape=shape)
+                origin = self._origin(("op", index))
                 if origin is not None and origin[0] == "op":
                     return tr("the same {step} as the reference's (shape {shape})",
                               step=_step(self.reference["ops"][origin[1]]), shape=shape)
@@ -370,9 +440,13 @@ class _Comparison:
             sources = [self._origin(source) for source in op.get("inputs", ())]
             if not all(origin is None or origin[0] != "op" or found[origin[1]] for origin in sources):
                 continue
-            words = harness_joined([self._source_words(origin, viewed=self._viewed(source))
+            words = harness_joined([self._argument_words(origin, source)
                                     for origin, source in zip(sources, op.get("inputs", ())) if origin is not None])
             detail = self._same_operator(op)
+            label = self.labels.get(index)
+            if label:
+                return self._nowhere(said(label), op["output"], self._shown_shape(index), words) + \
+                    (" " + detail if detail else "")
             text = tr("the reference's {step} of {values} gives a number that appears nowhere in your computation.",
                       step=_step(op), values=words) if op["output"].dim() == 0 else \
                 tr("the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your "
@@ -380,6 +454,35 @@ class _Comparison:
             return text + \
                 (" " + detail if detail else "")
         return ""
+
+    @staticmethod
+    def _nowhere(label, output, shape, words):
+        """The sentence for a labelled step of the reference whose values the learner's computation never has."""
+        if output.dim() == 0:
+            return tr("no number in your computation equals {label}; the exercise computes that step from {values}.",
+                      label=label, values=words) if words else \
+                tr("no number in your computation equals {label}.", label=label)
+        return tr("no value of shape {shape} in your computation equals {label}; the exercise computes that step "
+                  "from {values}.", label=label, shape=shape, values=words) if words else \
+            tr("no value of shape {shape} in your computation equals {label}.", label=label, shape=shape)
+
+    def _argument_words(self, origin, source):
+        """Words for a tensor argument of a reference step: the labelled step it is (or views), else where it comes
+        from; "a part or view of" only where its numbers are not that value's, in that value's order."""
+        labelled = self._labelled_view(source)
+        if labelled is not None:
+            value, whole = self._value_of(source), self.reference["ops"][labelled].get("output")
+            words = said(self.labels[labelled])
+            if isinstance(value, torch.Tensor) and isinstance(whole, torch.Tensor) and not same(value, whole) \
+                    and not reshaped(value, whole):
+                return tr("a part or view of {words}", words=words)
+            return words
+        viewed = self._viewed(source)
+        if viewed:
+            value, whole = self._value_of(source), self._value_of(origin)
+            if isinstance(value, torch.Tensor) and isinstance(whole, torch.Tensor) and reshaped(value, whole):
+                viewed = False  # the same numbers in the same order, in another shape: no part of them
+        return self._source_words(origin, viewed=viewed)
 
     @staticmethod
     def _in_another_shape(op, pool):
@@ -446,6 +549,8 @@ class _Comparison:
             return tr("`{name}`", name=where)
         if kind == "call":
             return tr("the output of `{name}`", name=self.shown(self.reference["calls"][where]["name"]))
+        if where in self.labels:
+            return said(self.labels[where])
         return tr("its {step}", step=_step(self.reference["ops"][where]))
 
     def _learner_values(self):
@@ -468,8 +573,15 @@ class _Comparison:
                 continue
             differ = [i for i, (a, b) in enumerate(zip(given, wanted)) if not same(a, b)]
             if not differ and op["args"] != step["args"]:
+                mine, theirs = _args(op), _args(step)
+                if not theirs:
+                    return tr("Your own {step} gets the same input but is called with the arguments {args}; the "
+                              "reference's with its tensors only.", step=_kind(step), args=mine)
+                if not mine:
+                    return tr("Your own {step} gets the same input, with its tensors only; the reference's is also "
+                              "called with the arguments {wanted}.", step=_kind(step), wanted=theirs)
                 return tr("Your own {step} gets the same input but is called with the arguments {args}; the "
-                          "reference's with {wanted}.", step=_kind(step), args=_args(op), wanted=_args(step))
+                          "reference's with {wanted}.", step=_kind(step), args=mine, wanted=theirs)
             if len(differ) == 1 and op["args"] == step["args"] and isinstance(given[differ[0]], torch.Tensor) \
                     and isinstance(wanted[differ[0]], torch.Tensor):
                 relation = _relation(given[differ[0]], wanted[differ[0]])
@@ -510,6 +622,9 @@ def _results(comparison, reference, results):
                 return tr("your `{name}` holds the values the reference returns as `{other}`.", name=name, other=other)
         for index, op in enumerate(reference["ops"]):
             if (op["op"] not in SHAPE_ONLY or op["op"] in JOINS) and same(value.detach(), op.get("output")):
+                if index in comparison.labels:
+                    return tr("your `{name}` holds the values of {label}, not the final `{name}`.", name=name,
+                              label=said(comparison.labels[index]))
                 if any(later["op"] == op["op"] for later in reference["ops"][index + 1:]):  # a step made again later
                     return tr("your `{name}` holds the values of an earlier {step} of the reference's, not its final "
                               "`{name}`.", name=name, step=_step(op))
@@ -568,5 +683,6 @@ def _relation(got, wanted):
 
 
 def _args(op):
+    """An operator's arguments besides its tensors, as "(0, False)"; '' where it has none."""
     shown = [repr(a) for a in op["args"] if not isinstance(a, str)]
-    return "(" + ", ".join(shown) + ")" if shown else tr("(none)")
+    return "(" + ", ".join(shown) + ")" if shown else ""

@@ -73,7 +73,7 @@ def where_it_parts(fingerprint, candidate, results_may_agree=False):
                             and same_result(mine["result"], theirs["result"])):
             continue
         where = locate(mine["record"], theirs["record"], mine["inputs"],
-                       (tensors_of(mine["result"]), tensors_of(theirs["result"])))
+                       (tensors_of(mine["result"]), tensors_of(theirs["result"])), unit=fingerprint.get("unit"))
         if where:
             return where
     return ""

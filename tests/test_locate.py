@@ -100,7 +100,7 @@ def test_a_softmax_without_dim_is_told_by_the_axis_it_took():
 
     text = message("scaled_dot_product_attention", scaled_dot_product_attention)
     assert is_located(text)
-    assert "softmax over axis -1" in text and "the arguments (0, False)" in text
+    assert "the attention weights (the softmax over the keys)" in text and "the arguments (0, False)" in text
 
 
 def test_a_variance_that_is_not_centred_is_told_at_the_variance():
@@ -108,7 +108,7 @@ def test_a_variance_that_is_not_centred_is_told_at_the_variance():
                              "var = (x ** 2).mean(dim=-1, keepdim=True)")
     text = message("LayerNorm", candidate)
     assert "[layernorm-unbiased-var]" not in text
-    assert "the reference's variance over axis -1 of `x`" in text
+    assert "equals the variance σ² over the last axis; the exercise computes that step from `x`." in text
 
 
 def test_a_square_root_taken_twice_is_told_by_what_the_division_got():
@@ -132,9 +132,10 @@ def test_an_error_is_told_at_the_operator_that_raised_with_what_it_was_given():
                              "return dropped @ value.transpose(-2, -1), weights")
     text = message("scaled_dot_product_attention", candidate)
     assert text.startswith("[runtime-error]")
-    assert "the error comes from your matrix product, given the same softmax over axis -1 as the reference's " \
-           "(shape (2, 3, 5)) and `value` rearranged (shape (2, 7, 5))" in text
-    assert "The reference's matrix product at that point gets tensors of shapes (2, 3, 5), (2, 5, 7)." in text
+    assert "the error comes from your matrix product, given values of shape (2, 3, 5) equal to the attention " \
+           "weights (the softmax over the keys) and `value` rearranged (shape (2, 7, 5))" in text
+    assert "In the exercise, that step gets tensors of shapes (2, 3, 5), (2, 5, 7) and gives the output (the " \
+           "weights times the values)." in text
 
 
 def test_an_error_outside_any_operator_is_not_located():

@@ -167,7 +167,8 @@ def _located(candidate, reference_function, case):
             return ""  # the tensors took another path than the numbers: the record would not speak of the learner's call
         traces.append(trace)
         results.append(tensors_of(result))
-    where = locate(traces[0], traces[1], traced or case.args, tuple(results))
+    where = locate(traces[0], traces[1], traced or case.args, tuple(results),
+                   unit=getattr(reference_function, "__name__", None))
     return f"\n{where}" if where else ""
 
 

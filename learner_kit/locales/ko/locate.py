@@ -2,7 +2,6 @@
 
 TRANSLATIONS = {
     "Where it parts from the reference:": "기준 구현과 갈라지는 곳:",
-    "(none)": "(없음)",
     "Your own {step} gets the same input but is called with the arguments {args}; the reference's with {wanted}.":
         "여러분의 {step}은(는) 같은 입력을 받지만 인자가 {args}입니다. 기준 구현의 인자는 {wanted}입니다.",
     "Your own {step} gets, as its input number {number}, {relation}.":
@@ -17,7 +16,7 @@ TRANSLATIONS = {
         "`{name}`의 `{parameter}` 인자로 {what}이(가) 들어갑니다. {should}",
     "`{name}`": "`{name}`",
     "a tensor of shape {shape} (the reference's has shape {wanted})":
-        "모양이 {shape}인 텐서(기준 구현에서는 {wanted})",
+        "shape이 {shape}인 텐서(기준 구현에서는 {wanted})",
     "addition": "덧셈",
     "comparison": "비교",
     "cosine": "코사인",
@@ -67,7 +66,7 @@ TRANSLATIONS = {
     "the reference passes {words}.": "기준 구현은 {words}을(를) 넘깁니다.",
     "the reference's times {scale:.4g}": "기준 구현 값의 {scale:.4g}배",
     "the reference's {step} of {values} (shape {shape}) gives values that appear nowhere in your computation.":
-        "기준 구현이 {values}에 적용하는 {step}(모양 {shape})의 값이 여러분의 계산 어디에도 나타나지 않습니다.",
+        "기준 구현이 {values}에 적용하는 {step}(shape {shape})의 값이 여러분의 계산 어디에도 나타나지 않습니다.",
     "the reference's {step} of {values} gives a number that appears nowhere in your computation.":
         "기준 구현이 {values}에 적용하는 {step}의 값(수 하나)이 여러분의 계산 어디에도 나타나지 않습니다.",
     "the square of the reference's": "기준 구현 값의 제곱",
@@ -94,7 +93,7 @@ TRANSLATIONS = {
 }
 TRANSLATIONS.update({
     "the reference's numbers in another arrangement (shape {shape})":
-        "기준 구현과 같은 수들을 다른 순서로 늘어놓은 값(모양 {shape})",
+        "기준 구현과 같은 수들을 다른 순서로 늘어놓은 값(shape {shape})",
     "your `{name}` holds the reference's numbers, but in another arrangement: look at the order of the axes "
     "(a transpose, a view, a reshape).":
         "여러분의 `{name}`에는 기준 구현과 같은 수들이 들어 있지만 놓인 순서가 다릅니다. 축의 순서를 살펴보세요"
@@ -103,17 +102,17 @@ TRANSLATIONS.update({
 TRANSLATIONS.update({
     "the error comes from your {step}, given {values}.": "오류는 여러분의 {step}에서 납니다. 받은 값: {values}.",
     "The reference's {step} at that point gets tensors of shapes {shapes}.":
-        "기준 구현의 같은 자리의 {step}은(는) 모양이 {shapes}인 텐서를 받습니다.",
-    "{words} (shape {shape})": "{words}(모양 {shape})",
-    "the same {step} as the reference's (shape {shape})": "기준 구현과 같은 {step} 결과(모양 {shape})",
-    "{words} rearranged (shape {shape})": "순서를 바꿔 늘어놓은 {words}(모양 {shape})",
-    "a tensor of shape {shape}": "모양이 {shape}인 텐서",
+        "기준 구현의 같은 자리의 {step}은(는) shape이 {shapes}인 텐서를 받습니다.",
+    "{words} (shape {shape})": "{words}(shape {shape})",
+    "the same {step} as the reference's (shape {shape})": "기준 구현과 같은 {step} 결과(shape {shape})",
+    "{words} rearranged (shape {shape})": "순서를 바꿔 늘어놓은 {words}(shape {shape})",
+    "a tensor of shape {shape}": "shape이 {shape}인 텐서",
 })
 TRANSLATIONS.update({
     "the error comes from your call of `{name}`, given {values}.":
         "오류는 여러분의 `{name}` 호출에서 납니다. 받은 값: {values}.",
     "The reference calls it there with tensors of shapes {shapes}.":
-        "기준 구현은 그 자리에서 모양이 {shapes}인 텐서로 부릅니다.",
+        "기준 구현은 그 자리에서 shape이 {shapes}인 텐서로 부릅니다.",
 })
 TRANSLATIONS.update({
     "a tensor it makes with `{name}`": "`{name}`(으)로 새로 만든 텐서",
@@ -129,10 +128,10 @@ TRANSLATIONS.update({
 TRANSLATIONS.update({
     "your `{name}` holds the reference's numbers in the reference's order, but in shape {shape}: look at the sizes "
     "your view or reshape is given.":
-        "여러분의 `{name}`에는 기준 구현과 같은 수들이 같은 순서로 들어 있지만 모양이 {shape}입니다. view나 reshape에 "
+        "여러분의 `{name}`에는 기준 구현과 같은 수들이 같은 순서로 들어 있지만 shape이 {shape}입니다. view나 reshape에 "
         "주는 크기를 살펴보세요.",
     "the reference's numbers in the reference's order, in shape {shape}":
-        "기준 구현과 같은 수들을 같은 순서로 담은 모양 {shape}의 값",
+        "기준 구현과 같은 수들을 같은 순서로 담은 shape {shape}의 값",
 })
 TRANSLATIONS.update({"a part or view of {words}": "{words}의 일부나 뷰(view)"})
 TRANSLATIONS.update({"your `{name}` is {words}, unchanged.": "여러분의 `{name}`은(는) {words} 그대로입니다."})
@@ -146,4 +145,27 @@ TRANSLATIONS.update({
     "before it computes any new value.":
         "오류는 여러분의 코드가 받은 값을 재배열하거나 뷰(view)로 보기만 하는 단계 하나를 거친 뒤, 새 값을 "
         "하나도 계산하기 전에 일어납니다.",
+})
+TRANSLATIONS.update({  # issue 48: the reference's steps named as the exercise names them (learner_kit/steps.py)
+    "the error comes from your {step}, which was given no tensor.":
+        "오류는 여러분의 {step}에서 납니다. 이 연산은 텐서를 하나도 받지 않았습니다.",
+    "In the exercise, that step gets tensors of shapes {shapes} and gives {label}.":
+        "과제에서는 그 자리에서 shape이 {shapes}인 텐서로 {label}을(를) 계산합니다.",
+    "values of shape {shape} equal to {label}": "{label}과(와) 같은 값(shape {shape})",
+    "no number in your computation equals {label}; the exercise computes that step from {values}.":
+        "여러분의 계산 어디에도 {label}과(와) 같은 수가 없습니다. 과제에서는 이 단계를 {values}에서 계산합니다.",
+    "no number in your computation equals {label}.": "여러분의 계산 어디에도 {label}과(와) 같은 수가 없습니다.",
+    "no value of shape {shape} in your computation equals {label}; the exercise computes that step from {values}.":
+        "여러분의 계산 어디에도 {label}과(와) 같은 값(shape {shape})이 없습니다. 과제에서는 이 단계를 {values}에서 "
+        "계산합니다.",
+    "no value of shape {shape} in your computation equals {label}.":
+        "여러분의 계산 어디에도 {label}과(와) 같은 값(shape {shape})이 없습니다.",
+    "Your own {step} gets the same input but is called with the arguments {args}; the reference's with its tensors "
+    "only.":
+        "여러분의 {step}은(는) 같은 입력을 받지만 인자 {args}도 함께 받습니다. 기준 구현은 텐서만 넘깁니다.",
+    "Your own {step} gets the same input, with its tensors only; the reference's is also called with the arguments "
+    "{wanted}.":
+        "여러분의 {step}은(는) 같은 입력을 텐서만으로 받습니다. 기준 구현은 인자 {wanted}도 함께 넘깁니다.",
+    "your `{name}` holds the values of {label}, not the final `{name}`.":
+        "여러분의 `{name}`에는 최종 `{name}`이(가) 아니라 {label}의 값이 들어 있습니다.",
 })
