@@ -247,7 +247,8 @@ def _located(detail, mistake_id, candidate, call, case, want, data, index):
     if mistake_id not in LOCATABLE_IDS or not stored or stored[index] is None:
         return detail
     mine = harness.run(candidate, call, case, trace=True)
-    return with_location(detail, locate(mine.trace, stored[index], case.inputs, (mine.outputs or {}, want.outputs or {})))
+    return with_location(detail, locate(mine.trace, stored[index], case.inputs, (mine.outputs or {}, want.outputs or {}),
+                                        unit=data.get("unit")))
 
 
 def _problem(got, want, case, axes, properties):
