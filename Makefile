@@ -33,7 +33,7 @@ LAB_SETTINGS ?= $(WORKSPACE)/.jupyter/lab/user-settings
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train bench-live zoo challenge-answers mutants demo-grade clean
+.PHONY: help venv sandbox-tool slurm-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train bench-live zoo challenge-answers mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -82,6 +82,23 @@ sandbox-tool:
 	    echo "installing bubblewrap (the grading sandbox)"; \
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	  else echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap) to grade"; fi; }
+
+# `autograder grade --slurm` and its tests (tests/test_slurm.py start a one-node Slurm cluster here): Debian's
+# slurmctld, slurmd, slurm-client and munge, installed with apt-get where that is possible (Debian-like, as root),
+# and dask-jobqueue (requirements-slurm.txt) in .venv/. No Slurm service is started or configured by the install.
+SLURM_STAMP := $(VENV)/.slurm-installed
+slurm-tool: $(SLURM_STAMP)
+	@command -v slurmd >/dev/null 2>&1 && command -v slurmctld >/dev/null 2>&1 && command -v sbatch >/dev/null 2>&1 \
+	  && command -v munged >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing slurmctld, slurmd, slurm-client and munge (autograder grade --slurm's tests)"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      slurmctld slurmd slurm-client munge >/dev/null; \
+	  else echo "Slurm is missing: install it (e.g. sudo apt-get install slurmctld slurmd slurm-client munge) to run tests/test_slurm.py"; fi; }
+
+$(SLURM_STAMP): $(STAMP) requirements-slurm.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-slurm.txt
+	touch $@
 
 # The browser tests (tests/browser/) drive Debian's chromium with Playwright (whose own browser download
 # is never needed). Installed here with apt-get where that is possible (Debian-like, as root). The feedback
@@ -199,7 +216,7 @@ formgrader: $(STAMP)
 # 8 min 12 s and 8 min 48 s); 21 min 9 s in session 14, before its 260 new tests. `make test-unit` and `make test-notebooks`
 # run each alone. nbval runs in a session of its own (setsid), stopped with the unit tests
 # at Ctrl-C: a job put in the background by a shell ignores Ctrl-C, and ran on for minutes after make had stopped.
-test: $(STAMP) sandbox-tool browser-tool hub-tool
+test: $(STAMP) sandbox-tool slurm-tool browser-tool hub-tool
 	@mkdir -p build; \
 	setsid nice -n 10 $(MAKE) --no-print-directory test-notebooks > build/nbval.log 2>&1 & notebooks=$$!; \
 	trap 'kill -TERM -$$notebooks 2>/dev/null; echo "make test: stopped; nbval stopped too"; exit 130' INT TERM; \
@@ -212,7 +229,7 @@ test: $(STAMP) sandbox-tool browser-tool hub-tool
 # uncommitted work; the last commit when there is none), quickest first, within about 3 minutes on 2 workers by
 # the recorded test times (build/test-durations.json, else tests/durations.json); what is left is named.
 QUICK_BASE ?= HEAD
-test-quick: $(STAMP) sandbox-tool
+test-quick: $(STAMP) sandbox-tool slurm-tool
 	$(BIN)/python tests/quick.py --base $(QUICK_BASE)
 
 # PyPI's own torch==2.13.0 for Linux is the CUDA build (TORCH_BUILD=cuda; pip --isolated: this workplace's pip
@@ -248,7 +265,7 @@ test-gpu: $(if $(GPU_PYTHON),,$(STAMP)) sandbox-tool
 # them in turn. On CI's 2 cores the tests keep both cores busy: 4 workers were no quicker (unit tests alone:
 # 24 min 49 s on 4, 23 min 43 s on 2).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -ge 6 ]; then echo $$((n / 2)); elif [ $$n -ge 2 ]; then echo 2; else echo 0; fi)
-test-unit: $(STAMP) sandbox-tool browser-tool hub-tool
+test-unit: $(STAMP) sandbox-tool slurm-tool browser-tool hub-tool
 	$(BIN)/python -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile,) --durations=25 tests
 
 # nbval twice, at the same time (each kernel mostly uses one core): natively, and as on a CPU

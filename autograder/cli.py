@@ -1,6 +1,6 @@
 """The instructor's command line.
 
-    autograder grade SUBMITTED --out OUT [--jobs N | --scheduler ADDRESS]     (also: python -m autograder grade ...)
+    autograder grade SUBMITTED --out OUT [--jobs N] [--scheduler ADDRESS | --slurm]  (also: python -m autograder grade ...)
     autograder report OUT [--roster roster.csv] [--imported SUBMITTED]        (the class report, again)
     autograder collect-zip DOWNLOAD.zip --roster roster.csv [--out submitted] (an LMS's download, as SUBMITTED)
     autograder lti-push OUT [--hub DIR] [--dry-run]                           (the scores into the LMS, LTI 1.3 AGS)
@@ -20,6 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder.grading.run import slurm
 from autograder.paths import SOLUTIONS
 
 
@@ -48,6 +49,7 @@ def build_parser():
     grade.add_argument("--scheduler", metavar="ADDRESS",
                        help="grade on an existing Dask cluster (e.g. tcp://10.0.0.5:8786) instead of a local one "
                             "(default: nbgrader_config.py's AutograderGrade.scheduler, if set)")
+    slurm.add_arguments(grade)
     grade.add_argument("--source", type=Path, default=SOLUTIONS, help="source notebooks with hidden tests (default solutions/)")
     grade.add_argument("--db-url", help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db)")
     grade.add_argument("--timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py's Execute.timeout)")
@@ -225,11 +227,18 @@ def grade_command(args):
         except RosterError as error:
             say(f"autograder: {error}")
             return 2
+    scheduler = args.scheduler or (None if args.slurm else configured_scheduler())
+    if args.slurm or slurm.options_given(args):  # checked against the partition before anything is graded
+        try:
+            scheduler = slurm.plan_from_args(args, args.out)
+        except slurm.SlurmError as error:
+            say(f"autograder: {error}")
+            return 2
     settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox,
                         notebook_budget_s=args.budget, kernel_run=args.kernel_run)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
-                        log=say, scheduler=args.scheduler or configured_scheduler(), roster=args.roster)
+                        log=say, scheduler=scheduler, roster=args.roster)
     except GradingError as error:
         say(f"autograder: {error}")
         return 2

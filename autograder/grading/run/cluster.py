@@ -3,6 +3,12 @@
     --jobs N               a local cluster of N single-threaded worker processes, torn down after
     --scheduler ADDRESS    an existing Dask cluster (tcp://host:8786): its workers need this course
                            installed (same checkout and environment; see autograder/grading/README.md)
+    --slurm                workers as Slurm jobs, the scheduler here (slurm.py)
+
+With --scheduler and --slurm the scheduler's settings and each worker's memory settings are read as they
+join and compared with the grader's (SCHEDULER_CONFIG, WORKER_MEMORY_CONFIG): each difference is a warning
+that names the setting. While no worker has joined, the grader says so within seconds, and again every 30 s
+(Watch; with --slurm, squeue's state and reason for each job).
 
 Every worker gets a GradingWorker (worker.py) when it starts, through a worker plugin that
 carries the settings, the source notebooks and the gradebook template: the scratch course,
@@ -36,6 +42,8 @@ WORKER_MEMORY_CONFIG = {"distributed.worker.memory.target": False, "distributed.
                         "distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": 0.95}
 SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
                     "distributed.scheduler.worker-saturation": 1.0}
+WORKER_CONFIG = {"distributed.worker.daemon": False,  # our workers start servers of their own
+                 "distributed.admin.system-monitor.gil.enabled": False}
 PLUGIN_NAME = "autograder-grading"
 
 
@@ -90,8 +98,10 @@ def drop_output():
 
 
 @contextlib.contextmanager
-def grading_client(jobs=1, scheduler=None, log=print):
-    """(A Dask client, an Event set by Ctrl-C), on an existing cluster at ``scheduler`` or a local one of ``jobs``.
+def grading_client(jobs=1, scheduler=None, log=print, warn=None):
+    """(A Dask client, an Event set by Ctrl-C), on an existing cluster at ``scheduler`` (an address), on Slurm jobs
+    (``scheduler`` a slurm.Plan: --slurm) or on a local cluster of ``jobs``. ``warn``: where a setting that differs
+    from the grader's is said (scheduler_differences, worker_differences).
 
     In the block, and while the client and the cluster shut down after it (a second Ctrl-C cannot break that),
     Ctrl-C only sets the Event; ``finished`` raises KeyboardInterrupt between two results. Python's own
@@ -104,21 +114,173 @@ def grading_client(jobs=1, scheduler=None, log=print):
     def note(signum, frame):
         ctrl_c.set()
 
-    with dask.config.set({**SCHEDULER_CONFIG,
-                          "distributed.worker.daemon": False,  # our workers start servers of their own
-                          "distributed.admin.system-monitor.gil.enabled": False, **WORKER_MEMORY_CONFIG}), \
+    with dask.config.set({**SCHEDULER_CONFIG, **WORKER_CONFIG, **WORKER_MEMORY_CONFIG}), \
             sigint_restored(), contextlib.ExitStack() as stack:
+        warn = warn or (lambda line: log(f"warning: {line}"))
+        slurm = None if scheduler is None or isinstance(scheduler, str) else scheduler
+        if slurm is not None:
+            scheduler = None
         if scheduler:
             set_sigint(note)
             client = stack.enter_context(Client(scheduler, timeout="60s"))
             dashboard = client.dashboard_link if client.scheduler_info().get("services", {}).get("dashboard") else None
             workers = len(client.scheduler_info().get("workers", {}))
             log(f"Dask cluster at {scheduler}: {workers} worker(s)" + (f"; dashboard {dashboard}" if dashboard else ""))
+            for line in scheduler_differences(client):
+                warn(line)
+            stack.enter_context(Watch(client, log, warn, where=f"the Dask cluster at {scheduler}"))
+        elif slurm is not None:
+            from autograder.grading.run import slurm as slurm_jobs
+
+            jobs_cluster = stack.enter_context(slurm_jobs.cluster(slurm, {**WORKER_MEMORY_CONFIG, **WORKER_CONFIG}))
+            set_sigint(note)  # after dask_jobqueue's import, which sets a handler of its own (sys.exit)
+            client = stack.enter_context(Client(jobs_cluster))
+            for line in [slurm.describe(), *slurm.notes]:
+                log(line)
+            for line in scheduler_differences(client):  # ours: in this process, made with SCHEDULER_CONFIG
+                warn(line)
+            jobs_cluster.adapt(minimum_jobs=slurm.jobs, maximum_jobs=slurm.jobs)  # a job that ends is replaced
+            stack.enter_context(Watch(client, log, warn, where="from Slurm",
+                                      describe=lambda: slurm_jobs.queue_report(slurm, jobs_cluster)))
         else:
             set_sigint(signal.SIG_IGN)  # inherited by the worker processes as they start
             client = stack.enter_context(Client(stack.enter_context(local_cluster(jobs))))
             set_sigint(note)
         yield client, ctrl_c
+
+
+WHY = {"distributed.scheduler.allowed-failures": "how often a submission whose worker dies is tried again",
+       "distributed.scheduler.worker-saturation": "a worker takes one submission per thread, the rest wait at the "
+                                                  "scheduler for whichever worker is free first",
+       "distributed.worker.memory.target": "grading keeps no data to spill",
+       "distributed.worker.memory.spill": "grading keeps no data to spill",
+       "distributed.worker.memory.pause": "a paused worker takes no submission, and grading keeps no data that "
+                                          "pausing would let it free",
+       "distributed.worker.memory.terminate": "the backstop on a worker's own memory (its nanny ends it past that "
+                                              "share of its memory limit)",
+       "nthreads": "one submission at a time in a worker process: `dask worker --nthreads 1`"}
+
+
+def variable(key):
+    """The environment variable that sets Dask's setting ``key`` (DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES)."""
+    return "DASK_" + "__".join(part.upper().replace("-", "_") for part in key.split("."))
+
+
+def same(found, wanted):
+    if isinstance(wanted, bool) or isinstance(found, bool) or found is None or wanted is None:
+        return found is wanted or found == wanted and type(found) is type(wanted)
+    try:
+        return abs(float(found) - float(wanted)) < 1e-9
+    except (TypeError, ValueError):
+        return found == wanted
+
+
+def scheduler_differences(client):
+    """A line for each of the scheduler's settings that differs from SCHEDULER_CONFIG, read from the scheduler
+    itself (an external one may have been started with Dask's defaults: 3 allowed failures, saturation 1.1)."""
+    def read(dask_scheduler=None):  # nested: pickled by value, so a scheduler without this course can run it
+        return {"distributed.scheduler.allowed-failures": dask_scheduler.allowed_failures,
+                "distributed.scheduler.worker-saturation": dask_scheduler.WORKER_SATURATION}
+
+    try:
+        found = client.run_on_scheduler(read)
+    except Exception as error:
+        return [f"the Dask scheduler's settings could not be read ({type(error).__name__}: {str(error)[:200]}); "
+                "it should run with " + ", ".join(f"{key} = {value}" for key, value in SCHEDULER_CONFIG.items())]
+    lines = []
+    for key, wanted in SCHEDULER_CONFIG.items():
+        if not same(found.get(key), wanted):
+            lines.append(f"the Dask scheduler has {key} = {found.get(key)}, not {wanted} as the grader sets it "
+                         f"({WHY[key]}); start the scheduler with {variable(key)}={wanted} "
+                         "(autograder/grading/README.md)")
+    return lines
+
+
+def worker_differences(client, workers, said=None):
+    """A line for each memory setting (WORKER_MEMORY_CONFIG) or thread count of ``workers`` that differs from a local
+    grading worker's, each (setting, value) said once per ``said`` (a set kept across calls)."""
+    def read(dask_worker=None):  # nested: pickled by value
+        import dask
+
+        memory = dask_worker.memory_manager
+        return {"distributed.worker.memory.target": memory.memory_target_fraction,
+                "distributed.worker.memory.spill": memory.memory_spill_fraction,
+                "distributed.worker.memory.pause": memory.memory_pause_fraction,
+                "distributed.worker.memory.terminate": dask.config.get("distributed.worker.memory.terminate"),
+                "nthreads": dask_worker.state.nthreads}
+
+    said = set() if said is None else said
+    found = client.run(read, workers=sorted(workers), on_error="return")  # raises where one left meanwhile
+    wanted = {**WORKER_MEMORY_CONFIG, "nthreads": 1}
+    differ = {}
+    for worker, settings in sorted(found.items()):
+        if not isinstance(settings, dict):
+            continue  # it left meanwhile
+        for key, value in wanted.items():
+            if not same(settings.get(key), value) and (key, repr(settings.get(key))) not in said:
+                differ.setdefault((key, repr(settings.get(key))), (settings.get(key), []))[1].append(worker)
+    lines = []
+    for (key, shown), (value, where) in differ.items():
+        said.add((key, shown))
+        how = ("start it with --nthreads 1" if key == "nthreads" else f"start it with {variable(key)}={wanted[key]}")
+        lines.append(f"Dask worker(s) {', '.join(where[:3])}{' and others' if len(where) > 3 else ''} have {key} = "
+                     f"{value}, not {wanted[key]} as a grading worker ({WHY[key]}); {how} (autograder/grading/README.md)")
+    return lines
+
+
+class Watch:
+    """A thread that watches the workers of an external or Slurm cluster while grading: each worker's settings are
+    checked as it joins (worker_differences, said through ``warn``), and while no worker is there the run says so,
+    within FIRST_S and then every EVERY_S, with ``describe()``'s line (Slurm's jobs and reasons) where given."""
+
+    FIRST_S, EVERY_S, POLL_S = 5, 30, 1
+
+    def __init__(self, client, log, warn, where, describe=None):
+        self.client, self.log, self.warn, self.where, self.describe = client, log, warn, where, describe
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="autograder-watch", daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=20)
+
+    def run(self):
+        seen, said, joined = set(), set(), False
+        waiting_since, told_at = time.monotonic(), None
+        while not self.stop.wait(self.POLL_S):
+            try:
+                workers = set(self.client.nthreads())
+            except Exception:  # the client is closing, or the scheduler is not answering now: ask again
+                continue
+            if workers - seen:
+                try:
+                    lines = worker_differences(self.client, workers - seen, said)
+                except Exception:  # one of them left (a worker that failed to start): the others are read next time
+                    lines = None
+                if lines is not None:
+                    seen |= workers
+                for line in lines or []:
+                    self.warn(line)
+            now = time.monotonic()
+            joined = joined or bool(workers)
+            if workers:
+                if told_at is not None:
+                    self.log(f"{len(workers)} worker(s) joined {self.where} after {now - waiting_since:.0f} s of waiting")
+                waiting_since = told_at = None
+                continue
+            waiting_since = waiting_since or now
+            if now - (told_at or waiting_since) >= (self.FIRST_S if told_at is None else self.EVERY_S):
+                told_at = now
+                try:
+                    detail = self.describe() if self.describe else ""
+                except Exception as error:
+                    detail = f"({type(error).__name__}: {str(error)[:200]})"
+                self.log(f"no Dask worker has joined {self.where} {'any more' if joined else 'yet'} (waited "
+                         f"{now - waiting_since:.0f} s): the submissions wait for one" + (f"; {detail}" if detail else ""))
 
 
 def finished(running, ctrl_c, poll_s=0.2):

@@ -1,0 +1,222 @@
+"""`autograder grade --slurm` on a real one-node Slurm cluster (tests/fixtures/slurm_cluster.py: Debian's slurmctld,
+slurmd and munge, started here), and the checks of an external scheduler's settings.
+
+- A small class of the fixture course graded on Slurm, two jobs of one worker each, one job cancelled with
+  scancel half-way: the job is replaced (adapt) and the scores are those of a local `--jobs 2` run.
+- A partition that is DOWN: no worker ever joins, and the grader says so within seconds, naming Slurm's reason.
+- A `dask scheduler` started with Dask's defaults and no worker: the grader names the two settings that differ from
+  its own, says that no worker has joined, and names the memory settings of a worker started with Dask's defaults.
+
+The Slurm tests need `make slurm-tool` (slurm-wlm's daemons and munge, from apt; a prerequisite of `make test`);
+without them they are skipped, except on CI, where they fail.
+"""
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.grading_course import write_sources, write_submissions
+from tests.fixtures.slurm_cluster import SlurmCluster, missing
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASS = ["perfect", "mistake", "cheat-transformer", "os-exit", "untouched"]
+BUDGET_S = 15
+
+
+def not_installed():
+    """What `make slurm-tool` installs and this machine lacks."""
+    try:
+        import dask_jobqueue  # noqa: F401
+    except ImportError:
+        return [*missing(), "dask-jobqueue"]
+    return missing()
+
+
+needs_slurm = pytest.mark.skipif(bool(not_installed()) and not os.environ.get("CI"),
+                                 reason=f"{', '.join(not_installed())} not installed: make slurm-tool")
+
+
+class Grader:
+    """`autograder grade` in a process of its own, its stderr read line by line as it comes."""
+
+    def __init__(self, submitted, out, source, *options, env=None):
+        command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), "--source",
+                   str(source), "--timeout", "10", "--budget", str(BUDGET_S), *options]
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                        env=env, start_new_session=True)
+        self.lines, self.queue = [], queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            self.queue.put(line.rstrip("\n"))
+        self.queue.put(None)
+
+    def wait_for(self, wanted, timeout):
+        """The first line of stderr for which ``wanted(line)`` holds, within ``timeout`` seconds (else fail)."""
+        deadline = time.monotonic() + timeout
+        for line in self.lines:
+            if wanted(line):
+                return line
+        while time.monotonic() < deadline:
+            try:
+                line = self.queue.get(timeout=max(0.05, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+            if wanted(line):
+                return line
+        pytest.fail(f"not seen within {timeout} s; stderr so far:\n" + "\n".join(self.lines[-40:]))
+
+    def finished(self, timeout=600):
+        self.process.wait(timeout=timeout)
+        while (line := self.queue.get(timeout=30)) is not None:
+            self.lines.append(line)
+        assert self.process.returncode == 0, "\n".join(self.lines[-60:])
+        return "\n".join(self.lines)
+
+    def stop(self, how=signal.SIGINT):
+        """Ctrl-C (Dask and its Slurm jobs are shut down), or ``how``."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, how)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def scores(out):
+    return {(r["student"], r["assignment"], r["grade_id"]): r["points"] for r in json.loads((out / "results.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    if not_installed():
+        pytest.fail(f"{', '.join(not_installed())} not installed: make slurm-tool installs them")
+    with SlurmCluster(tmp_path_factory.mktemp("slurm")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    base = tmp_path_factory.mktemp("slurm-course")
+    return {"base": base, "source": write_sources(base / "source"), "submitted": write_submissions(base / "submitted", CLASS)}
+
+
+@needs_slurm
+def test_a_class_graded_on_slurm_scores_as_locally_even_when_a_job_is_cancelled(slurm, course):
+    out = course["base"] / "slurm"
+    grader = Grader(course["submitted"], out, course["source"], "--slurm", "--jobs", "2", "--slurm-workers-per-job", "1",
+                    "--slurm-walltime", "00:30:00", env=slurm.env)
+    try:
+        plan = grader.wait_for(lambda line: line.startswith("Slurm: 2 worker(s) as 2 job(s)"), 120)
+        assert f"a node there has {slurm.cpus} CPU(s) and {slurm.memory_mb} MiB" in plan, plan
+        deadline = time.monotonic() + 300
+        while not (list((out / "state").rglob("*.json")) if (out / "state").is_dir() else []):
+            assert time.monotonic() < deadline and grader.process.poll() is None, "\n".join(grader.lines[-40:])
+            time.sleep(0.2)
+        before = slurm.jobs()
+        running = sorted(job for job, (state, _) in before.items() if state == "RUNNING")
+        assert len(running) == 2, before
+        slurm.command("scancel", running[0])  # in the middle of the run: its worker held a task, or was about to
+        deadline = time.monotonic() + 90  # adapt submits another job (dask-jobqueue's interval: seconds)
+        while not set(slurm.jobs()) - set(before):
+            assert time.monotonic() < deadline, f"the cancelled job was not replaced: {slurm.jobs()}"
+            time.sleep(0.5)
+        stderr = grader.finished()
+    finally:
+        grader.stop()
+    assert "grading 10 on Slurm with 2 worker(s)" in stderr, stderr
+    assert "warning: the Dask scheduler" not in stderr and "warning: Dask worker(s)" not in stderr, stderr
+    assert len(list((out / "logs" / "slurm").glob("*.err"))) >= 3, sorted((out / "logs" / "slurm").iterdir())
+    local = course["base"] / "local"
+    reference = Grader(course["submitted"], local, course["source"], "--jobs", "2")
+    reference.finished()
+    assert scores(out) == scores(local)
+    assert scores(out)[("perfect", "fx-attn", "scaled_scores-hidden-values")] == 1
+    assert scores(out)[("mistake", "fx-attn", "scaled_scores-hidden-values")] == 0
+
+
+@needs_slurm
+def test_no_worker_on_a_partition_that_is_down_is_said_with_slurms_reason(slurm, course):
+    out = course["base"] / "closed"
+    grader = Grader(course["submitted"], out, course["source"], "--slurm", "--slurm-partition", "closed",
+                    "--jobs", "1", env=slurm.env)
+    try:
+        grader.wait_for(lambda line: line.startswith("Slurm: 1 worker(s) as 1 job(s)"), 120)
+        started = time.monotonic()
+        line = grader.wait_for(lambda line: "no Dask worker has joined" in line, 15)
+        assert time.monotonic() - started < 12, line
+        assert "PENDING (PartitionDown)" in line, line
+        assert any("partition closed is DOWN" in earlier for earlier in grader.lines), grader.lines
+    finally:
+        grader.stop()
+    assert grader.process.returncode == 130, grader.lines  # Ctrl-C while waiting: stopped, and said so
+    deadline = time.monotonic() + 20
+    while slurm.jobs() and time.monotonic() < deadline:  # its pending job was cancelled on the way out
+        time.sleep(0.5)
+    assert not slurm.jobs(), slurm.jobs()
+
+
+@pytest.fixture()
+def default_scheduler(tmp_path):
+    """A `dask scheduler` with Dask's own settings (no DASK_ variables): the README's are not there."""
+    dask = str(Path(sys.executable).with_name("dask"))
+    scheduler_file = tmp_path / "scheduler.json"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("DASK_")}
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                   "--scheduler-file", str(scheduler_file)], env=env, cwd=tmp_path,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    deadline = time.monotonic() + 60
+    while not scheduler_file.is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    address = json.loads(scheduler_file.read_text())["address"]
+
+    def add_worker(*options):
+        processes.append(subprocess.Popen([dask, "worker", address, "--no-dashboard", "--host", "127.0.0.1", *options],
+                                          env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    try:
+        yield address, add_worker
+    finally:
+        for process in processes[::-1]:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_a_scheduler_with_dasks_defaults_is_named_and_waiting_for_workers_is_said(course, default_scheduler):
+    address, add_worker = default_scheduler
+    grader = Grader(course["submitted"], course["base"] / "defaults", course["source"], "--scheduler", address)
+    try:
+        grader.wait_for(lambda line: line.startswith(f"Dask cluster at {address}: 0 worker(s)"), 120)
+        started = time.monotonic()
+        failures = grader.wait_for(lambda line: "distributed.scheduler.allowed-failures" in line, 10)
+        assert failures.startswith("warning: the Dask scheduler has distributed.scheduler.allowed-failures = 3, not 1"), failures
+        assert "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1" in failures
+        saturation = grader.wait_for(lambda line: "distributed.scheduler.worker-saturation" in line, 10)
+        assert "worker-saturation = 1.1, not 1.0" in saturation, saturation
+        waiting = grader.wait_for(lambda line: "no Dask worker has joined" in line, 15)
+        assert time.monotonic() - started < 12, waiting
+        assert waiting.startswith(f"no Dask worker has joined the Dask cluster at {address} yet"), waiting
+        add_worker("--nthreads", "2")  # Dask's defaults: pause at 80 % of its memory, spill, two threads
+        pause = grader.wait_for(lambda line: "distributed.worker.memory.pause" in line, 60)
+        assert "have distributed.worker.memory.pause = 0.8, not False" in pause, pause
+        assert "DASK_DISTRIBUTED__WORKER__MEMORY__PAUSE=False" in pause, pause
+        threads = grader.wait_for(lambda line: "have nthreads = 2, not 1" in line, 10)
+        assert "--nthreads 1" in threads, threads
+    finally:
+        grader.stop(signal.SIGKILL)  # not Ctrl-C: that waits for the worker's set-up, which is not the point here
