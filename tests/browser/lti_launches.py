@@ -38,13 +38,19 @@ def signed_form(session, url):
     return action, fields
 
 
+def page_text(html):
+    """The words of an error page: its scripts, styles and head left out."""
+    body = re.sub(r"(?is)<(script|style|head)\b.*?</\1>", " ", html)
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))).strip()[:800]
+
+
 def post(session, action, fields, cookies=None):
     started = time.monotonic()
     response = session.post(action, data=fields, allow_redirects=False, cookies=cookies)
     return {"status": response.status_code, "location": response.headers.get("Location"),
             "logged_in": "jupyterhub-hub-login=" in response.headers.get("Set-Cookie", "").replace(
                 "jupyterhub-hub-login=;", ""),
-            "text": re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.text))[:600],
+            "text": page_text(response.text),
             "seconds": round(time.monotonic() - started, 3)}
 
 

@@ -133,7 +133,14 @@ def push(out, hub_dir, class_file, db_url=None, dry_run=False, log=print, lms_fa
     record = read_record(out)
     result = {"sent": 0, "unchanged": 0, "not_sent": {}, "planned": []}
     lms = None
+    key_file = hub_dir / "lti" / "tool-key.pem"
+    try:
+        private_pem = None if dry_run else key_file.read_text()
+    except OSError as error:
+        raise PushError(f"{key_file}: the tool's key cannot be read ({error.strerror}): run lti-push as root on the "
+                        f"hub's machine, after the hub has started once with the lti section") from error
     started = time.monotonic()
+    unreachable = None
     for student, assignment, notebook, score, maximum, manual in rows:
         key = f"{student}/{assignment}/{notebook}"
         grading = "PendingManual" if manual else "FullyGraded"
@@ -146,6 +153,9 @@ def push(out, hub_dir, class_file, db_url=None, dry_run=False, log=print, lms_fa
         if before and {k: before.get(k) for k in want} == want:
             result["unchanged"] += 1
             continue
+        if unreachable:
+            result["not_sent"][key] = unreachable
+            continue
         if dry_run:
             result["planned"].append(f"{key}: {score:g} / {maximum:g} ({grading}) to LMS user {who['sub']}")
             continue
@@ -154,7 +164,7 @@ def push(out, hub_dir, class_file, db_url=None, dry_run=False, log=print, lms_fa
             continue
         try:
             if lms is None:
-                lms = lms_factory(spec, (hub_dir / "lti" / "tool-key.pem").read_text(), lineitems_url, scopes)
+                lms = lms_factory(spec, private_pem, lineitems_url, scopes)
             item_key = f"{assignment}/{notebook}"
             lineitem = record["lineitems"].get(item_key)
             if lineitem is None:
@@ -163,12 +173,13 @@ def push(out, hub_dir, class_file, db_url=None, dry_run=False, log=print, lms_fa
                 write_record(out, record)
             stamp = now()
             lms.send(lineitem, who["sub"], score, maximum, grading, stamp)
-        except OSError as error:
-            raise PushError(f"the tool's key: {error}") from error
-        except Exception as error:  # the LMS refused, or could not be reached: named, the others go on
+        except Exception as error:  # the LMS refused this one (named; the others go on), or cannot be reached
             why = service_error(error)
-            result["not_sent"][key] = (f"the LMS refused it (not in the LMS's course?): {why}"
-                                       if getattr(error, "response", None) is not None else f"not sent: {why}")
+            if getattr(error, "response", None) is not None:
+                result["not_sent"][key] = f"the LMS refused it (not in the LMS's course?): {why}"
+            else:  # the rest are not tried: the next push resumes here
+                unreachable = f"the LMS could not be reached ({why}); the next push sends it"
+                result["not_sent"][key] = unreachable
             continue
         record["sent"][key] = {**want, "lineitem": lineitem, "activityProgress": "Completed", "timestamp": stamp}
         write_record(out, record)
