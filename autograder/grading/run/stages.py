@@ -166,8 +166,13 @@ def table(out: Path, wall_s=None):
     tasks, run = task_records(out), read_run(out)
     wall, cpu, notebooks, task_wall = dict.fromkeys(STAGES, 0.0), dict.fromkeys(STAGES, 0.0), 0, 0.0
     fixed = dict.fromkeys(FIXED + END, 0.0)
+    setup, workers = {}, 0  # {part: seconds} of the workers' set-ups (worker.GradingWorker), summed over them
     for _, timing in tasks:
         record = timing["stages"]
+        if isinstance(record.get("setup"), dict):
+            workers += 1
+            for name, seconds in record["setup"].get("wall", {}).items():
+                setup[name] = setup.get(name, 0.0) + seconds
         notebooks += int(record.get("notebooks") or 0)
         task_wall += float(timing.get("ended", 0) - timing.get("started", 0))
         for name, seconds in record.get("wall", {}).items():
@@ -184,7 +189,7 @@ def table(out: Path, wall_s=None):
     rows = [(name, seconds, seconds / max(notebooks, 1), 100 * seconds / per_notebook if per_notebook else 0.0)
             for name, seconds in wall.items()]
     return {"rows": rows, "fixed": list(fixed.items()), "notebooks": notebooks, "task_wall": task_wall, "cpu": cpu,
-            "wall_s": run.get("wall_s")}
+            "setup": setup, "workers": workers}
 
 
 def format_table(data, label):
@@ -198,4 +203,7 @@ def format_table(data, label):
     lines.append(f"  {'once per run':<40} {'s':>9}")
     for name, seconds in data["fixed"]:
         lines.append(f"  {name:<40} {seconds:9.1f}")
+        if name == SETUP and data.get("workers"):
+            lines.append(f"    each worker's, the mean of {data['workers']}: " + ", ".join(
+                f"{part} {value / data['workers']:.1f} s" for part, value in data["setup"].items()))
     return lines

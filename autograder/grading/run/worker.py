@@ -7,12 +7,14 @@ is graded in them, one after another. It never sees SUBMITTED or OUT: a submissi
 packed (layout.Packed) and its records and feedback pages go back to the client, which alone
 writes OUT.
 """
-import contextlib
+import time
+
+_IMPORT_BEGUN = time.perf_counter()  # this module's imports (torch, nbgrader's, the checks'): a worker's set-up
+import contextlib  # noqa: E402
 import copy
 import io
 import re
 import shutil
-import time
 import traceback
 import warnings
 from contextlib import contextmanager
@@ -30,6 +32,8 @@ from autograder.grading.bookkeeping.scratch import ScratchCourse
 from autograder.grading.bookkeeping.source import load_assignment
 from autograder.grading.run.verify import Verifier
 from learner_kit.i18n import notebook_language, speaking, tr
+
+IMPORT_S = time.perf_counter() - _IMPORT_BEGUN
 
 
 @contextmanager
@@ -80,23 +84,31 @@ class GradingWorker:
 
     def __init__(self, settings: Settings, sources: dict, template: bytes, scratch: Path, editions=None):
         warnings.filterwarnings("ignore", message=".*not in session.*")  # SQLAlchemy noise from nbgrader's autograde
-        self.scratch = Path(scratch)
-        self.settings = self._scratch_settings(settings, sources, template, "")
-        if self.settings.kernel_run:
-            KERNELS.configure(self.settings.sandbox, self.scratch / "ipc", budget_s=self.settings.notebook_budget_s,
-                              memory_mb=self.settings.kernel_memory_mb)
-            KERNELS.start()  # preloads while the rest starts up
-        self.course = ScratchCourse(self.settings, self.scratch / "course", self.scratch / "template.db")
-        # The other editions' nbgrader courses ({language: (notebook texts, template)}, runner.edition_payloads):
-        # a submission in one of their languages is autograded there, so its test cells and feedback stay in it.
-        self.edition_courses, self.edition_assignments = {}, {}
-        for lang, (notebooks, edition_template) in (editions or {}).items():
-            edition_settings = self._scratch_settings(settings, notebooks, edition_template, f"-{lang}")
-            self.edition_courses[lang] = ScratchCourse(edition_settings, self.scratch / f"course-{lang}", self.scratch / f"template-{lang}.db")
-            self.edition_assignments[lang] = set(notebooks)
-        self.verifier = Verifier(self.settings, cell_timeout(self.settings))
-        self.verifier.start()
-        checks_core.warm_up()  # what a first diagnosis would load, loaded before any learner's budget runs
+        with recording() as record:  # the set-up's own stages (stages.py), sent with this worker's first result
+            self.scratch = Path(scratch)
+            with stage("scratch course"):
+                self.settings = self._scratch_settings(settings, sources, template, "")
+            if self.settings.kernel_run:
+                with stage("kernel server spawn"):
+                    KERNELS.configure(self.settings.sandbox, self.scratch / "ipc", budget_s=self.settings.notebook_budget_s,
+                                      memory_mb=self.settings.kernel_memory_mb)
+                    KERNELS.start()  # preloads while the rest starts up
+            with stage("scratch course"):
+                self.course = ScratchCourse(self.settings, self.scratch / "course", self.scratch / "template.db")
+                # The other editions' nbgrader courses ({language: (notebook texts, template)}, runner.edition_payloads):
+                # a submission in one of their languages is autograded there, so its test cells and feedback stay in it.
+                self.edition_courses, self.edition_assignments = {}, {}
+                for lang, (notebooks, edition_template) in (editions or {}).items():
+                    edition_settings = self._scratch_settings(settings, notebooks, edition_template, f"-{lang}")
+                    self.edition_courses[lang] = ScratchCourse(edition_settings, self.scratch / f"course-{lang}", self.scratch / f"template-{lang}.db")
+                    self.edition_assignments[lang] = set(notebooks)
+            with stage("unit server spawn"):
+                self.verifier = Verifier(self.settings, cell_timeout(self.settings))
+                self.verifier.start()
+            with stage("torch._dynamo (checks' warm-up)"):
+                checks_core.warm_up()  # what a first diagnosis would load, loaded before any learner's budget runs
+            self.setup = record.finish(0)
+        self.setup["wall"]["imports (worker.py)"] = round(IMPORT_S, 4)
 
     def _scratch_settings(self, settings, sources, template, suffix):
         """Write ``sources`` ({assignment: {name: text}}) and the gradebook template into the scratch folder."""
@@ -147,6 +159,8 @@ class GradingWorker:
             except Exception:
                 traceback.print_exc(file=log)
             stages = record.finish(len(sources))
+            if self.setup is not None:  # once per worker: with its first result
+                stages["setup"], self.setup = self.setup, None
         return {"records": public(records), "feedback": pages, "autograded": shown, "comments": comments,
                 "language": language, "log": log.getvalue(), "stages": stages}
 
