@@ -60,6 +60,11 @@ ROWS_SHOWN = 50  # rows of a long table before "... and N more"
 HEATMAP_IDS = 30  # ids drawn in the heatmap (the table lists them all)
 DISCRETE_UP_TO = 12  # up to this many students in a heatmap cell, one distinct colour per count
 NAMES_SHOWN = 8  # student names per mistake id
+# The figures' PNGs: DPI, and their text at matplotlib's default size, LABEL_PX tall at the PNG's own size. The page
+# never draws a figure below SMALLEST_SCALE of that size (it scrolls in its box instead): labels of 12 px or more.
+DPI, LABEL_PT = 96, 10
+LABEL_PX = LABEL_PT * DPI / 72
+SMALLEST_SCALE = 0.9
 SUMMARY_CHARS = 280  # of the paragraph under a teaching section's heading, in "Where each unit is taught"
 
 # What stopped a notebook, by a fragment of its message (first match wins; the order matters).
@@ -455,7 +460,7 @@ def student_totals(data):
 
 def png(figure):
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -505,6 +510,13 @@ def text_colour(background):
 
 def heatmap_figure(ranking, labels):
     """Unit (columns) x mistake id (rows) heatmap of numbers of students, both sorted by frequency."""
+    import matplotlib
+
+    with matplotlib.rc_context({"font.size": LABEL_PT}):
+        return _heatmap_figure(ranking, labels)
+
+
+def _heatmap_figure(ranking, labels):
     import numpy as np
     import seaborn as sns
     from matplotlib.figure import Figure
@@ -542,6 +554,13 @@ def heatmap_figure(ranking, labels):
 
 def distribution_figure(data):
     """Scores (% of the assignment's max) per assignment: a box per assignment and every submission as a dot."""
+    import matplotlib
+
+    with matplotlib.rc_context({"font.size": LABEL_PT}):
+        return _distribution_figure(data)
+
+
+def _distribution_figure(data):
     import pandas as pd
     from matplotlib.figure import Figure
 
@@ -627,9 +646,20 @@ class Bar:
 
 @dataclass(frozen=True)
 class Figure:
-    encoded: str
+    encoded: str  # a PNG, base64
     alt: str
     caption: str
+
+    @property
+    def size(self):
+        """(width, height) of the PNG in pixels, from its header (IHDR)."""
+        head = base64.b64decode(self.encoded[:44])
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+    @property
+    def smallest(self):
+        """The narrowest the page draws it (px): its labels stay 12 px or more."""
+        return math.ceil(self.size[0] * SMALLEST_SCALE)
 
 
 def table(caption, headers, rows, table_id=None, more=0, numeric=()):
