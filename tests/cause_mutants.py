@@ -71,6 +71,9 @@ CAUSES = {
     "attn-dropout-twice": ("applies the dropout module to the weights twice",),
     "attn-dropout-elsewhere": ("whose dropout acts on another tensor than the weights",),
     "attn-dropout-unused": ("is the dropout module used?", "never applies the dropout module it is given"),
+    # the decoder's mask properties (DecoderLayer and Decoder)
+    "tgt-mask-missing": ("the target mask must reach the masked self-attention", "does not get the target mask"),
+    "src-mask-missing": ("src_mask must reach the cross-attention", "does not get the source mask"),
     # named mistakes' first lines
     "tgt-mask-blocks-padding": ("The target mask blocks padding but not the future.",),
     "embed-not-scaled": ("The embeddings are not multiplied by √d_model.",),
@@ -404,10 +407,39 @@ def _dropout_case(unit):
     ], aspect="values")
 
 
+def _decoder_masks():
+    name = "DecoderLayer and Decoder: tgt_mask reaches the self-attention, src_mask the cross-attention"
+    first = "self.self_attn(x, x, x, tgt_mask)"
+    second = "self.cross_attn(x, memory, memory, src_mask)"
+    start = "x = self.norm1("
+    layer = _edits(name, "DecoderLayer", [
+        ("self-attention without a mask", first, "self.self_attn(x, x, x)", {"tgt-mask-missing"}),
+        ("self-attention with None", first, "self.self_attn(x, x, x, None)", {"tgt-mask-missing"}),
+        ("the target mask inverted", first, "self.self_attn(x, x, x, ~tgt_mask if tgt_mask is not None else None)", ()),
+        ("an extra mean over the positions", start, "x = x + x.mean(dim=1, keepdim=True)\n        x = self.norm1(", ()),
+        ("nn.Dropout() built in forward on the ffn's output", "self.dropout3(self.ffn(x))",
+         "nn.Dropout()(self.ffn(x))", ()),
+        ("cross-attention without a mask", second, "self.cross_attn(x, memory, memory)", {"src-mask-missing"}),
+        ("the source mask inverted", second,
+         "self.cross_attn(x, memory, memory, ~src_mask if src_mask is not None else None)", ()),
+        ("memory's mean added to x", start, "x = x + memory.mean(dim=1, keepdim=True)\n        x = self.norm1(", ()),
+    ])
+    call = "x = layer(x, memory, src_mask, tgt_mask)"
+    stack = _edits(name, "Decoder", [
+        ("no target mask passed on", call, "x = layer(x, memory, src_mask)", {"tgt-mask-missing"}),
+        ("no source mask passed on", call, "x = layer(x, memory, None, tgt_mask)", {"src-mask-missing"}),
+        ("an extra mean over the positions", call, "x = layer(x + x.mean(dim=1, keepdim=True), memory, src_mask, tgt_mask)",
+         ()),
+        ("memory's mean added to x", call, "x = layer(x + memory.mean(dim=1, keepdim=True), memory, src_mask, tgt_mask)",
+         ()),
+    ])
+    return layer + stack
+
+
 def second_round():
     """The answers made for the second round of issue 48: checks no earlier answer reached."""
     return (*_positional(), *_encoder_layer(), *_decoder_layer(), *_multi_head(), *_additive_multi_head(),
-            *_dropout_case("scaled_dot_product_attention"), *_dropout_case("AdditiveAttention"))
+            *_dropout_case("scaled_dot_product_attention"), *_dropout_case("AdditiveAttention"), *_decoder_masks())
 
 
 @cache

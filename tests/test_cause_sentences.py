@@ -2,7 +2,8 @@
 
 tests/cause_mutants.py makes, for every check that can print a cause (AddNorm's and the FFN's dropout properties,
 the weights an attention returns with a dropout module, the first lines of [mask-tgt-missing-causal] and
-[embed-no-scale]), wrong answers that break the same property in other ways: a rate of the learner's own, a dropout
+[embed-no-scale]; in the second round the dropout properties of PositionalEncoding, EncoderLayer, DecoderLayer and
+the multi-head modules, the attention functions' dropout case, and the decoder's mask properties), wrong answers that break the same property in other ways: a rate of the learner's own, a dropout
 module built inside forward, `|` for `&`, a step done twice or left out, dropout on another term. Each answer
 carries the causes true of it; a message may state no other. An answer whose cause a knob has still hears it.
 """
@@ -36,7 +37,8 @@ PROVEN = {"addnorm-dropout-unused", "addnorm-dropout-misplaced", "ffn-dropout-al
           "pe-dropout-unused", "pe-dropout-one-term", "enc-dropout1-unused", "enc-dropout2-unused", "enc-dropouts-unused",
           "enc-dropout-misplaced", "dec-rate-not-passed", "dec-dropout1-unused", "dec-dropout2-unused",
           "dec-dropout3-unused", "dec-dropout-misplaced", "mha-dropout-unused", "kept-dropped", "amha-dropout-unused",
-          "amha-dropout-on-heads-output", "attn-dropout-twice", "attn-dropout-elsewhere", "attn-dropout-unused"}
+          "amha-dropout-on-heads-output", "attn-dropout-twice", "attn-dropout-elsewhere", "attn-dropout-unused",
+          "tgt-mask-missing", "src-mask-missing"}
 
 
 def _failing():
@@ -85,6 +87,8 @@ def test_the_sentences_named_in_the_issue_are_gone_where_untrue():
         ("AdditiveMultiHeadAttention", "nn.Dropout(0.1) built in forward"): "self.dropout",
         ("scaled_dot_product_attention", "renormalised after dropout"): "Is dropout applied to the weights",
         ("AdditiveAttention", "rate of its own, F.dropout(w, 0.1)"): "Is dropout applied to the weights",
+        ("DecoderLayer", "an extra mean over the positions"): "must reach the masked self-attention",
+        ("Decoder", "memory's mean added to x"): "src_mask must reach",
     }
     found = {(a.unit, a.label): a for a in answers()}
     for key, untrue in cases.items():

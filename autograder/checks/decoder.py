@@ -217,47 +217,72 @@ def _first_max(gap, axes=("batch", "position", "feature")):
     return harness.position([int(i) for i in (gap == gap.max()).nonzero()[0]], axes)
 
 
-def _future_invisible(outcome, case):
-    """Causality: changing target positions start… of x leaves the output at positions < start as it was."""
-    tgt_mask = case.inputs.get("tgt_mask")
-    if tgt_mask is None or bool((tgt_mask & ~torch.ones_like(tgt_mask).tril()).any()):
-        return ""  # only a causal target mask promises this
-    x = case.inputs["x"].detach()
-    before = outcome.outputs["output"].detach()
-    for start in (1, x.size(1) - 1):
-        changed = x.clone()
-        changed[:, start:] = _noise_like(x, 98)[:, start:]
-        change = tr("changing target positions {start} and later of x", start=start)
-        out, problem = _rerun(outcome, case, change, x=changed)
+def future_invisible(variants):
+    """A property: changing target positions start… of x leaves the output at positions < start as it was. Its
+    cause (the target mask does not reach the masked self-attention) is said only where one of `variants` (the
+    unit's knobbed reference with that mistake) reproduces the learner's results."""
+
+    def invisible(outcome, case):
+        tgt_mask = case.inputs.get("tgt_mask")
+        if tgt_mask is None or bool((tgt_mask & ~torch.ones_like(tgt_mask).tril()).any()):
+            return ""  # only a causal target mask promises this
+        x = case.inputs["x"].detach()
+        before = outcome.outputs["output"].detach()
+        for start in (1, x.size(1) - 1):
+            changed = x.clone()
+            changed[:, start:] = _noise_like(x, 98)[:, start:]
+            change = tr("changing target positions {start} and later of x", start=start)
+            out, problem = _rerun(outcome, case, change, x=changed)
+            if problem:
+                return problem
+            if not harness.close(out[:, :start], before[:, :start]):
+                gap = (out[:, :start] - before[:, :start]).abs()
+                return Observed(tr("With a causal tgt_mask, {change} changed the output at an earlier position "
+                                   "({where}, by {gap:.3g}). Position i may depend on target positions 0 … i only.",
+                                   change=change, where=_first_max(gap), gap=float(gap.max())),
+                                causes=[Cause(_tgt_mask_missing, variants)],
+                                key=("earlier", start, f"{float(gap.max()):.4g}"))
+        return ""
+
+    invisible.__doc__ = future_invisible.__doc__
+    return invisible
+
+
+def _tgt_mask_missing():
+    return tr("Your results are those of a decoder whose masked self-attention does not get the target mask: "
+              "tgt_mask must reach the masked self-attention.")
+
+
+def source_padding_invisible(variants):
+    """A property: changing what the padded source positions of memory hold changes no output at all. Its cause
+    (src_mask does not reach the cross-attention) is said only where one of `variants` reproduces the learner's."""
+
+    def invisible(outcome, case):
+        src_mask = case.inputs.get("src_mask")
+        if src_mask is None or src_mask.shape[1:3] != (1, 1):
+            return ""
+        memory = case.inputs["memory"].detach()
+        real = src_mask[:, 0, 0, :, None]  # (B, L_src, 1): True at real source tokens
+        change = tr("changing only the padded source positions of memory (src_mask False)")
+        out, problem = _rerun(outcome, case, change, memory=torch.where(real, memory, _noise_like(memory, 97)))
         if problem:
             return problem
-        if not harness.close(out[:, :start], before[:, :start]):
-            gap = (out[:, :start] - before[:, :start]).abs()
-            return tr("With a causal tgt_mask, {change} changed the output at an earlier position ({where}, "
-                      "by {gap:.3g}). Position i may depend on target positions 0 … i only: the target "
-                      "mask must reach the masked self-attention.", change=change, where=_first_max(gap),
-                      gap=float(gap.max()))
-    return ""
-
-
-def _source_padding_invisible(outcome, case):
-    """Changing what the padded source positions of memory hold changes no output at all."""
-    src_mask = case.inputs.get("src_mask")
-    if src_mask is None or src_mask.shape[1:3] != (1, 1):
+        before = outcome.outputs["output"].detach()
+        if not harness.close(out, before):
+            gap = (out - before).abs()
+            return Observed(tr("Changing only the padded source positions of memory (src_mask False) changed the "
+                               "output ({where}, by {gap:.3g}). No target position may read the source's padding.",
+                               where=_first_max(gap), gap=float(gap.max())),
+                            causes=[Cause(_src_mask_missing, variants)], key=("padding read", f"{float(gap.max()):.4g}"))
         return ""
-    memory = case.inputs["memory"].detach()
-    real = src_mask[:, 0, 0, :, None]  # (B, L_src, 1): True at real source tokens
-    change = tr("changing only the padded source positions of memory (src_mask False)")
-    out, problem = _rerun(outcome, case, change, memory=torch.where(real, memory, _noise_like(memory, 97)))
-    if problem:
-        return problem
-    before = outcome.outputs["output"].detach()
-    if not harness.close(out, before):
-        gap = (out - before).abs()
-        return tr("Changing only the padded source positions of memory (src_mask False) changed the output ({where}, "
-                  "by {gap:.3g}). No target position may read the source's padding: src_mask must reach the "
-                  "cross-attention.", where=_first_max(gap), gap=float(gap.max()))
-    return ""
+
+    invisible.__doc__ = source_padding_invisible.__doc__
+    return invisible
+
+
+def _src_mask_missing():
+    return tr("Your results are those of a decoder whose cross-attention does not get the source mask: src_mask must "
+              "reach the cross-attention.")
 
 
 def _dropout_acts(outcome, case):
@@ -355,7 +380,11 @@ register(UnitSpec(
     probes=lambda: _probes(780),
     mutants=LAYER_MUTANTS,
     knobbed=_DecoderLayer,
-    properties=(_future_invisible, _source_padding_invisible, _dropout_acts),
+    properties=(future_invisible((variant_class(_DecoderLayer, self_masked=False),
+                                  variant_class(_DecoderLayer, masks_swapped=True))),
+                source_padding_invisible((variant_class(_DecoderLayer, cross_mask=None),
+                                          variant_class(_DecoderLayer, cross_mask="tgt"))),
+                _dropout_acts),
     weight_noise=0.1,
 ))
 
@@ -368,7 +397,12 @@ register(UnitSpec(
     probes=lambda: _probes(790),
     mutants=DECODER_MUTANTS,
     knobbed=_Decoder,
-    properties=(independent_layers("decoder", N_LAYERS), _future_invisible, _source_padding_invisible),
+    properties=(independent_layers("decoder", N_LAYERS),
+                future_invisible((variant_class(_Decoder, pass_tgt_mask=False), variant_class(_Decoder, masks_swapped=True),
+                                  variant_class(_Decoder, layer=variant_class(_DecoderLayer, self_masked=False)),
+                                  variant_class(_Decoder, layer=variant_class(_DecoderLayer, masks_swapped=True)))),
+                source_padding_invisible((variant_class(_Decoder, layer=variant_class(_DecoderLayer, cross_mask=None)),
+                                          variant_class(_Decoder, layer=variant_class(_DecoderLayer, cross_mask="tgt"))))),
     weight_noise=0.1,
     stand_ins=("DecoderLayer",),
 ))

@@ -11,19 +11,8 @@ TRANSLATIONS = {
     "Run again after {change}, your code returned something of another shape.":
         "{change} 다시 실행하자 코드가 shape이 다른 결과를 반환했습니다.",
     "changing target positions {start} and later of x": "x의 타깃 위치 {start}부터 끝까지 바꾸고",
-    "With a causal tgt_mask, {change} changed the output at an earlier position ({where}, "
-    "by {gap:.3g}). Position i may depend on target positions 0 … i only: the target "
-    "mask must reach the masked self-attention.":
-        "tgt_mask가 룩어헤드 마스크인데, {change} 실행하자 그보다 앞 위치의 출력이 바뀌었습니다({where}에서 "
-        "{gap:.3g}만큼). 위치 i는 타깃 위치 0 … i에만 의존해야 합니다. 타깃 마스크가 마스크드 셀프 어텐션까지 "
-        "전달되어야 합니다.",
     "changing only the padded source positions of memory (src_mask False)":
         "memory에서 패딩된 소스 위치(src_mask False)만 바꾸고",
-    "Changing only the padded source positions of memory (src_mask False) changed the output ({where}, "
-    "by {gap:.3g}). No target position may read the source's padding: src_mask must reach the "
-    "cross-attention.":
-        "memory에서 패딩된 소스 위치(src_mask False)만 바꿨는데 출력이 바뀌었습니다({where}에서 {gap:.3g}만큼). "
-        "어떤 타깃 위치도 소스의 패딩을 읽으면 안 됩니다. src_mask가 크로스 어텐션까지 전달되어야 합니다.",
     "Built as DecoderLayer{init} and run in training mode, your code raised {error}":
         "DecoderLayer{init} 레이어를 만들어 학습 모드로 실행하자 코드에서 예외가 발생했습니다: {error}",
     "Run with only dropout{number} dropping everything (p=1, training mode), your code raised {error}":
@@ -59,4 +48,17 @@ TRANSLATIONS = {
     "after the norm.":
         "결과가 드롭아웃 하나를 서브레이어의 출력이 아닌 다른 항(x, 합, 또는 정규화의 출력)에 적용하는 DecoderLayer의 결과와 같습니다. 각 서브레이어의 출력은 정규화 뒤가 아니라 더하기 "
         "전에 자기 드롭아웃을 거쳐야 합니다.",
+    "With a causal tgt_mask, {change} changed the output at an earlier position ({where}, by {gap:.3g}). Position i "
+    "may depend on target positions 0 … i only.":
+        "tgt_mask가 룩어헤드 마스크인데, {change} 실행하자 그보다 앞 위치의 출력이 바뀌었습니다({where}에서 {gap:.3g}만큼). 위치 i는 타깃 위치 0 … i에만 의존해야 "
+        "합니다.",
+    "Your results are those of a decoder whose masked self-attention does not get the target mask: tgt_mask must "
+    "reach the masked self-attention.":
+        "결과가 마스크드 셀프 어텐션에 타깃 마스크를 넘기지 않는 디코더의 결과와 같습니다. tgt_mask가 마스크드 셀프 어텐션까지 전달되어야 합니다.",
+    "Changing only the padded source positions of memory (src_mask False) changed the output ({where}, by "
+    "{gap:.3g}). No target position may read the source's padding.":
+        "memory에서 패딩된 소스 위치(src_mask False)만 바꿨는데 출력이 바뀌었습니다({where}에서 {gap:.3g}만큼). 어떤 타깃 위치도 소스의 패딩을 읽으면 안 됩니다.",
+    "Your results are those of a decoder whose cross-attention does not get the source mask: src_mask must reach the "
+    "cross-attention.":
+        "결과가 크로스 어텐션에 소스 마스크를 넘기지 않는 디코더의 결과와 같습니다. src_mask가 크로스 어텐션까지 전달되어야 합니다.",
 }
