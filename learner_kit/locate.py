@@ -356,7 +356,8 @@ class _Comparison:
             if got is None or self._named(got):
                 return tr("`{name}` is called with {what} as `{parameter}`; {should}", name=self.shown(name),
                           parameter=parameter, what=self._told(got, wanted), should=self._should(wanted, got))
-            should = self._should(wanted, got) if self._named(wanted) or wanted is None else ""
+            should = self._should(wanted, got) if self._named(wanted) or wanted is None \
+                or self._label_of_value(wanted) else ""
             return tr("`{name}` gets, as `{parameter}`, {what}.", name=self.shown(name), parameter=parameter,
                       what=self._told(got, wanted)) + (" " + should[:1].upper() + should[1:] if should else "")
         return ""
@@ -404,12 +405,23 @@ class _Comparison:
         named = self._named(wanted)
         if named:
             return tr("the reference passes {words}.", words=named)
+        label = self._label_of_value(wanted)
         if isinstance(got, torch.Tensor) and got.shape == wanted.shape and got.is_floating_point() \
                 and wanted.is_floating_point():
             for value, words in self.known:
                 if value.shape == got.shape and same(wanted, got + value):
-                    return tr("the reference passes that plus {words}.", words=words)
+                    return tr("the exercise passes {label} there, which is that plus {words}.", label=label, words=words) \
+                        if label else tr("the reference passes that plus {words}.", words=words)
+        if label:
+            return tr("the exercise passes {label} there.", label=label)
         return tr("the reference passes another tensor there.")
+
+    def _label_of_value(self, value):
+        """The exercise's name for the labelled step of the reference whose result is `value`, or ''."""
+        for index, label in sorted(self.labels.items()):
+            if same(value, self.reference["ops"][index].get("output")):
+                return said(label)
+        return ""
 
     def _named(self, value):
         """Words for a value the reference also has under a name (an input, a call's output), or ''."""

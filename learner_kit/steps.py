@@ -74,6 +74,7 @@ STEPS = {
     "PositionwiseFeedForward": (("relu", 1, "the hidden activations ReLU(w_1(x))"),),
     "Embeddings": (("mul", 1, "the embeddings times √d_model"),),
     "PositionalEncoding": (
+        ("zeros", 1, "the positional-encoding table `pe`"),
         ("exp", 1, "the frequencies ω_i"),
         ("mul", 2, "the angles pos · ω_i"),
         ("sin", 1, "the sines (the even columns of `pe`)"),
@@ -91,8 +92,10 @@ STEPS = {
     ),
     "make_batch": (("ne", 1, "the padding mask of `src`"),),
     "LabelSmoothingLoss": (
-        ("scatter", 1, "the smoothed target distribution"),
+        ("scatter", 1, "the smoothed target distribution with its padding not yet zeroed"),
         ("eq", 1, "the rows whose target is padding"),
+        ("index_put", 1, "the smoothed target distribution"),
+        ("sub", 1, "the terms of the KL divergence"),
         ("sum", -1, "the loss (the summed KL divergence)"),
     ),
 }

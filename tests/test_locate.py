@@ -65,7 +65,8 @@ def test_a_residual_left_out_is_told_at_the_norm_that_misses_it():
     text = message("DecoderLayer", candidate)
     assert text.startswith("[wrong-values]") and is_located(text)
     assert "`self.norm2` is called with the output of `self.cross_attn` as `input`" in text
-    assert "the reference passes that plus the output of `self.norm1`" in text
+    assert "the exercise passes the cross-attention sublayer's residual sum there, which is that plus the output of " \
+           "`self.norm1`" in text
     mine, theirs = captured("DecoderLayer", candidate)  # both statements, read off the two modules
     assert torch.allclose(mine["norm2"][0], mine["cross_attn"][1])
     assert torch.allclose(theirs["norm2"][0], theirs["cross_attn"][1] + theirs["norm1"][1])

@@ -9,6 +9,7 @@ are read with a dispatch mode of this file's own, which sees every operator at e
 learner_kit.trace, whose records the messages were made from), so "nowhere" is checked more strictly than it
 was said.
 """
+import math
 import re
 
 import pytest
@@ -20,6 +21,7 @@ from torch.utils._pytree import tree_flatten
 from autograder.checks import UNITS, CheckFailure, check
 from learner_kit import harness
 from learner_kit.locate import HEADING
+from learner_kit.steps import every_label, kinds_of_label
 from tests.mutants import build
 from tests.mutants.learner_style import mutants
 
@@ -48,6 +50,10 @@ VIEWS = {"view", "unsafe_view", "reshape", "expand", "transpose", "t", "permute"
 
 NOWHERE = re.compile(r"the reference's (?P<step>.+?) of .+? (?:\(shape (?P<shape>\([\d, ]*\))\) gives values|gives a "
                      r"number) that appears? nowhere in your computation\.")
+# the same statement where the step has the exercise's name (learner_kit.steps): the name stands for its operator
+LABELS = "|".join(re.escape(label) for label in sorted(every_label(), key=len, reverse=True))
+NAMED_NOWHERE = re.compile(rf"no (?:value of shape (?P<shape>\([\d, ]*\))|number) in your computation equals "
+                           rf"(?P<label>{LABELS})(?:; the exercise computes that step from|\.)")
 OWN_ARGUMENTS = re.compile(r"Your own (?P<step>.+?) gets the same input but is called with the arguments "
                            r"\((?P<mine>.*?)\); the reference's with \((?P<theirs>.*?)\)\.")
 RAISED_AT = re.compile(r"^the error comes from your (?P<step>(?!call of).+?), given")
@@ -166,6 +172,11 @@ def _read_back(unit, candidate, case, located):
                       and (axis is None or axis in plain)
                       and (statement["shape"] is None or str(tuple(outs[0].shape)) == statement["shape"])]
         assert any(not any(close(value, t) for t in everything) for value in candidates), located
+    for statement in NAMED_NOWHERE.finditer(located):
+        names = kinds_of_label(statement["label"])  # a shape as the code holds it: a bmm's result is folded
+        candidates = [outs[0] for name, plain, outs in theirs if name in names and outs
+                      and (statement["shape"] is None or outs[0].numel() == math.prod(eval(statement["shape"])))]
+        assert candidates and any(not any(close(value, t) for t in everything) for value in candidates), located
     for statement in OWN_ARGUMENTS.finditer(located):
         names, _ = kinds_of(statement["step"])
         wanted = {part.strip() for part in statement["mine"].split(",") if part.strip()}
@@ -200,6 +211,6 @@ def test_most_leaf_mistakes_are_told_with_statements_read_here():
         if located is None:
             continue
         told += 1
-        read += any(p.search(located) for p in (NOWHERE, OWN_ARGUMENTS, RAISED_AT, ARRANGED, RESHAPED)) or \
+        read += any(p.search(located) for p in (NOWHERE, NAMED_NOWHERE, OWN_ARGUMENTS, RAISED_AT, ARRANGED, RESHAPED)) or \
             located == NOTHING_YET
     assert told >= 50 and read >= told * 0.6, (read, told)

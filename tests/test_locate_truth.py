@@ -110,7 +110,8 @@ def test_each_statement_of_a_located_message_holds_for_the_mutant(unit, mutant):
             assert any(equal(arguments.get(parameter), got) for arguments, _ in mine.get(name, [])), located
             read += 1
         should = re.fullmatch(r"the reference passes (?P<words>.+)\.", statement["should"])
-        plus = re.fullmatch(r"the reference passes that plus (?P<words>.+)\.", statement["should"])
+        plus = re.fullmatch(r"the (?:reference|exercise) passes (?:.+ there, which is )?that plus (?P<words>.+)\.",
+                            statement["should"])
         if plus:
             added = value_of(plus["words"], case, theirs)
             if added != "unread" and got != "unread":

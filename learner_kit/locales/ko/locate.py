@@ -168,4 +168,7 @@ TRANSLATIONS.update({  # issue 48: the reference's steps named as the exercise n
         "여러분의 {step}은(는) 같은 입력을 텐서만으로 받습니다. 기준 구현은 인자 {wanted}도 함께 넘깁니다.",
     "your `{name}` holds the values of {label}, not the final `{name}`.":
         "여러분의 `{name}`에는 최종 `{name}`이(가) 아니라 {label}의 값이 들어 있습니다.",
+    "the exercise passes {label} there, which is that plus {words}.":
+        "과제에서는 그 자리에 {label}, 곧 여러분이 넘긴 값에 {words}을(를) 더한 값을 넘깁니다.",
+    "the exercise passes {label} there.": "과제에서는 그 자리에 {label}을(를) 넘깁니다.",
 })

@@ -34,6 +34,7 @@ TRANSLATIONS = {
     # 04-feed-forward, 05-encoder, 07-decoder
     "the hidden activations ReLU(w_1(x))": "은닉 활성값(ReLU(w_1(x)))",
     "the embeddings times √d_model": "√d_model을 곱한 임베딩",
+    "the positional-encoding table `pe`": "위치 인코딩 표(`pe`)",
     "the frequencies ω_i": "주파수(ω_i)",
     "the angles pos · ω_i": "각도(pos · ω_i)",
     "the sines (the even columns of `pe`)": "사인(`pe`의 짝수 열)",
@@ -49,7 +50,9 @@ TRANSLATIONS = {
     "the target mask (the padding mask AND the look-ahead mask)": "타깃 마스크(패딩 마스크 AND 룩어헤드 마스크)",
     "the log-probabilities (the log-softmax over the vocabulary)": "로그 확률(어휘에 대한 로그 소프트맥스)",
     "the padding mask of `src`": "`src`의 패딩 마스크",
-    "the smoothed target distribution": "스무딩한 목표 분포",
+    "the smoothed target distribution with its padding not yet zeroed": "패딩을 아직 0으로 만들지 않은 스무딩된 타깃 분포",
+    "the smoothed target distribution": "스무딩된 타깃 분포(q)",
+    "the terms of the KL divergence": "KL 발산의 항",
     "the rows whose target is padding": "타깃이 패딩인 행",
     "the loss (the summed KL divergence)": "손실(합한 KL 발산)",
 }
