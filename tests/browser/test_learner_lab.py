@@ -219,7 +219,10 @@ def test_run_all_stops_at_the_first_blank_with_its_message(lab, learner):
     first_blank = shown.index("[ ]:")
     assert all(re.fullmatch(r"\[\d+\]:", p) for p in shown[:first_blank]), f"cells before the test did not run: {shown}"
     assert set(shown[first_blank:]) == {"[ ]:"}, f"cells after the failing test ran or are still queued: {shown}"
-    error.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)  # the cell that stopped the run has scrolled its message into view (learner_kit.show_failure)
+    top, height = error.evaluate("e => [e.getBoundingClientRect().top, window.innerHeight]")
+    assert 0 <= top <= height - 60, (
+        f"after Run All the message starts {top:.0f} px down a window {height} px high: the learner must scroll to read it")
     screens.take(page, "run-all-stops-at-blank")
 
 
