@@ -18,7 +18,8 @@ What this module adds, for the class file's ``lti`` section (hub/class.example.j
   Assignment and Grade Services endpoint, which `autograder lti-push` needs to send the scores back;
 - the tool's key pair (HUB_DIR/lti/tool-key.pem, root's only), its public half served at /hub/lti13/jwks for the LMS
   (the tool's JWKS URL), which checks with it the push's signed requests for an access token;
-- the link's notebook: the custom parameter ``assignment`` (01-attention) opens ~/01-attention/01-attention.ipynb,
+- the link's notebook: the custom parameter ``assignment`` (01-attention; or ``?assignment=`` in the link's target
+  link URI) opens ~/01-attention/01-attention.ipynb,
   copied there first from the exchange when the instructor has released it and the student has not fetched it yet.
 """
 import json
@@ -29,7 +30,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from jupyterhub.handlers import BaseHandler
 from jupyterhub.utils import url_path_join
@@ -41,6 +42,7 @@ from tornado import web
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
+TARGET_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 # The LMS's roles that make an instructor (context roles, their sub-roles, and the institution's): LIS v2 vocabulary
 INSTRUCTOR_ROLES = re.compile(r"^http://purl\.imsglobal\.org/vocab/lis/v2/(membership#(Instructor|Administrator)"
@@ -273,8 +275,10 @@ class CourseLTI13Authenticator(LTI13Authenticator):
             target = url_path_join(user.url, "formgrader")
         else:
             target = url_path_join(user.url, "lab")
-            assignment = str(custom.get("assignment") or "")
-            notebook = str(custom.get("notebook") or f"{assignment}.ipynb")
+            # the link's custom parameters, else the query of its target link URI (https://HUB/hub/?assignment=...)
+            link = dict(parse_qsl(urlsplit(str(token.get(TARGET_CLAIM) or "")).query))
+            assignment = str(custom.get("assignment") or link.get("assignment") or "")
+            notebook = str(custom.get("notebook") or link.get("notebook") or f"{assignment}.ipynb")
             if NAME.match(assignment) and NAME.match(notebook):
                 self.fetch_for(user.name, assignment)
                 target = url_path_join(user.url, "lab", "tree", assignment, notebook)

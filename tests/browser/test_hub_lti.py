@@ -15,8 +15,8 @@ OAuth 2 token and Assignment and Grade Services behind a small HTTP server), sta
   as formgrader does, then `autograder lti-push OUT` as root: the platform's gradebook gets one line item per notebook
   and each student's score with its maximum; a second push sends nothing; --dry-run sends nothing; a push that cannot
   reach the LMS sends nothing and the next one sends what is left; who was not sent is named with why.
-- A class of 100 simulated students on the platform: their launches and a push of their scores, timed
-  (build/screenshots/hub-lti-timings.json).
+- A class of simulated students on the platform (20; TRANSFORMER_LTI_CLASS=100 for the README's times): their
+  launches and a push of their scores, timed (build/screenshots/hub-lti-timings.json).
 """
 import json
 import os
@@ -46,7 +46,10 @@ HUB_PYTHON = ROOT / ".venv" / "hub-python" / "bin" / "python"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 SCREENS = None  # made by the first test (Screens clears the module's old screenshots)
-SIMULATED = [f"ltisim{i:03d}" for i in range(100)]  # the class of 100: on the platform and in the class file only
+# The simulated class: on the platform and in the class file only (no system users: their servers are not started).
+# make test runs 20; the README's times are of TRANSFORMER_LTI_CLASS=100.
+CLASS_SIZE = int(os.environ.get("TRANSFORMER_LTI_CLASS", "20"))
+SIMULATED = [f"ltisim{i:03d}" for i in range(CLASS_SIZE)]
 # the LMS's users: its own ids (sub), and the roster id each sends in the custom parameter roster_id
 LMS_USERS = {
     "lms-1001": {"roster_id": TEACHER, "roles": [INSTRUCTOR], "name": "Teacher"},
@@ -217,10 +220,10 @@ def test_forged_replayed_and_expired_launches_gain_nothing(lti):
                 "nonce of another login": "nonce mismatch", "no state cookie": "state missing from cookies",
                 "replayed": "used already"}
     assert set(result) == set(expected)
-    for case, outcome in result.items():
-        assert outcome["status"] in (400, 401, 403), (case, outcome)
-        assert not outcome["logged_in"] and not outcome["location"], (case, outcome)
-        assert expected[case] in outcome["text"], (case, outcome["text"])
+    let_in = {case: outcome for case, outcome in result.items()  # every case is checked before the test says which
+              if outcome["status"] not in (400, 401, 403) or outcome["logged_in"] or outcome["location"]
+              or expected[case] not in outcome["text"]}
+    assert not let_in, f"launches not refused as they should be: {json.dumps(let_in, indent=1)}"
 
 
 # ---------------------------------------------------------------- the grades back
@@ -353,7 +356,7 @@ def test_push_fills_the_gradebook_once(lti, graded, tmp_path):
     assert score_posts(lti) == posts + 1  # ghost's alone, tried again (a student not sent is tried at each push)
 
     # a changed score: the LMS cannot be reached (its token endpoint down), nothing is sent; the next push sends it
-    manual_score(out, "ltiminji", "fx-attn", 1.0)
+    manual_score(out, "ltiminji", "fx-attn", 0.0)  # she had it right: the instructor takes the point back
     unreachable = lti["folder"] / "class-unreachable.json"
     spec = json.loads(lti["class_file"].read_text())
     spec["lti"]["token_url"] = f"http://127.0.0.1:{free_port()}/token"
@@ -369,24 +372,25 @@ def test_push_fills_the_gradebook_once(lti, graded, tmp_path):
     assert [r["sent"] for r in runs] == [theirs, 0, 0, 1] and all(r["at"] for r in runs)
 
 
-def test_class_of_100_launch_and_push_times(lti, graded, tmp_path):
-    """The hub's side of 100 launches (one after the other) and a push of 100 students' scores, timed."""
+def test_class_launches_and_push_timed(lti, graded, tmp_path):
+    """The hub's side of a class's launches (one after the other) and a push of their scores, timed."""
     result = launches(lti, "class", **{"class": [*(f"lms-9{i:03d}" for i in range(len(SIMULATED))),
                                                  LMS_ID["ltiminji"], LMS_ID["ltibob"]]})
     assert set(result["statuses"].values()) == {302}
     seconds = sorted(result["seconds"][:len(SIMULATED)])
-    TIMES["class of 100: launches, one after the other (the hub's side, no server start), s"] = round(sum(seconds), 1)
-    TIMES["class of 100: one launch, median / slowest, s"] = [seconds[50], seconds[-1]]
+    TIMES[f"class of {CLASS_SIZE}: launches, one after the other (the hub's side, no server start), s"] = \
+        round(sum(seconds), 1)
+    TIMES[f"class of {CLASS_SIZE}: one launch, median / slowest, s"] = [seconds[len(seconds) // 2], seconds[-1]]
     # their scores: one graded notebook each, in a gradebook as `autograder grade` leaves it
     out = copy_of(graded, tmp_path / "out")
     add_graded(out, "fx-ctrl", SIMULATED, points=lambda i, most: (i % 3) * most / 2)
     first, seconds = push(lti, out)
     assert first.returncode == 0, first.stderr
-    # 100 scores and minji's and bob's (this OUT's record is new: the line items on the LMS are found and reused)
+    # their scores and minji's and bob's (this OUT's record is new: the line items on the LMS are found and reused)
     theirs = sum(1 for student, _, _ in expected_scores(graded) if student in ("ltiminji", "ltibob"))
-    assert f"sent {100 + theirs} score(s)" in first.stderr, first.stderr
-    TIMES["class of 100: lti-push of 100 students' scores (and minji's and bob's), s"] = round(seconds, 1)
+    assert f"sent {CLASS_SIZE + theirs} score(s)" in first.stderr, first.stderr
+    TIMES[f"class of {CLASS_SIZE}: lti-push of their scores (and minji's and bob's), s"] = round(seconds, 1)
     assert len(lti["platform"].get("/gradebook")["lineitems"]) == 2
     second, seconds = push(lti, out)
-    assert f"sent 0 score(s); {100 + theirs} unchanged" in second.stderr
-    TIMES["class of 100: lti-push again (nothing to send), s"] = round(seconds, 1)
+    assert f"sent 0 score(s); {CLASS_SIZE + theirs} unchanged" in second.stderr
+    TIMES[f"class of {CLASS_SIZE}: lti-push again (nothing to send), s"] = round(seconds, 1)
