@@ -3,7 +3,10 @@ import os
 
 import matplotlib.pyplot as plt
 
+from learner_kit import show_failure
 from learner_kit.i18n import tr
+
+show_failure.watch()  # in JupyterLab, a cell that stops on an error brings its message into view (Run All)
 
 
 def grading() -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from learner_kit import explain, harness, i18n, live, static_hints
+from learner_kit import explain, harness, i18n, live, show_failure, static_hints
 from learner_kit.harness import Call, Case, Outcome
 from learner_kit.i18n import tr
 from learner_kit.locate import LOCATABLE_IDS, is_located, locate, with_location
@@ -342,4 +342,5 @@ def _outcome(stored):
     return Outcome(outputs=stored["outputs"]) if "outputs" in stored else Outcome(error_type=stored["error"])
 
 
+show_failure.watch()  # in JupyterLab, a cell that stops on an error brings its message into view (Run All)
 explain.watch_unrun_answers()  # in a notebook, a NameError of a unit whose answer cell Python could not read says so
