@@ -128,11 +128,19 @@ def test_challenge_docstrings_say_where_dropout_acts(lang, dropout, assignment, 
     assert dropout in docstring, f"{unit}.forward's challenge docstring ({lang}) says nothing of dropout: {docstring!r}"
 
 
+RECIPES = {  # what the idea hint of a challenge exercise must not spell out: its steps, its attributes
+    ("02-multi-head", "MultiHeadAttention"): ("self.attn", "self.dropout", "w_o", "w_q", "nn.Linear"),
+    ("10-train", "greedy_decode"): ("model.encode", "model.decode", "argmax", "last position", "마지막 위치", "append",
+                                    "덧붙"),
+}
+
+
 @pytest.mark.parametrize("lang", EDITIONS)
-def test_the_challenge_idea_of_multi_head_attention_is_no_recipe(lang):
+@pytest.mark.parametrize("assignment, unit", list(RECIPES))
+def test_the_challenge_idea_is_no_recipe(lang, assignment, unit):
     """The first hint of an exercise is its idea; at the challenge level it named every step and attribute."""
-    card = next(text for text in markdown(lang, "challenge", "02-multi-head") if "MultiHeadAttention" in text
+    card = next(text for text in markdown(lang, "challenge", assignment) if f"`{unit}`" in text
                 and "<details>" in text)
     idea = card.split("</summary>", 1)[1].split("<details>", 1)[0]  # up to the next hint, nested in it
-    named = [name for name in ("self.attn", "self.dropout", "w_o", "w_q", "nn.Linear") if name in idea]
-    assert named == [], f"the idea hint ({lang}) spells out the recipe: {named}"
+    named = [name for name in RECIPES[assignment, unit] if name in idea]
+    assert named == [], f"{unit}'s idea hint ({lang}) spells out the recipe: {named}"
