@@ -17,7 +17,10 @@ sure. Every statement in it is a comparison of recorded values, made just before
    an earlier step) is named so.
 
 No solution is involved: the reference's record is numbers (the visible checks store it in the
-fingerprints), and operators are named by what they do ("a softmax over axis -1"), never by code.
+fingerprints), and its steps are named as the exercise names them ("the scores divided by √d_k",
+learner_kit.steps), or, where no label covers one, by what the operator does ("a softmax over axis -1"),
+never by code. Shapes are quoted as the code holds them, on the one case the message names (a 4-D `@`
+runs as a `bmm` on folded operands, whose shapes no learner wrote).
 """
 import torch
 

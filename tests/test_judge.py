@@ -225,6 +225,7 @@ def test_a_mistake_no_id_names_is_located_from_outside(judge):
     for grade_id in ("DecoderLayer-visible", "DecoderLayer-hidden-values"):
         passed, message = verdicts[grade_id]
         assert not passed and "Where it parts from the reference: `self.norm2` is called with the output of " \
-                              "`self.cross_attn` as `input`; the reference passes that plus the output of " \
-                              "`self.norm1`." in message, (grade_id, message)
+                              "`self.cross_attn` as `input`; the exercise passes the cross-attention sublayer's " \
+                              "residual sum there, which is that plus the output of `self.norm1`." in message, \
+            (grade_id, message)
     assert all(passed for grade_id, (passed, _) in verdicts.items() if grade_id.startswith("Decoder-"))
