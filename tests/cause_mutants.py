@@ -11,7 +11,9 @@ reference's source (a rate of the learner's own, a dropout module built inside f
 Each answer carries the keys of the causes true of it (CAUSES: key -> the words that say it). Only an answer whose
 cause is the one a sentence names may get that sentence: tests/test_cause_sentences.py holds the checks to it.
 
-    python -m tests.cause_mutants        the table: per check, its answers and the causes printed
+    python -m tests.cause_mutants [--second-round] [--visible] [--quiet]
+        the cause-guess table: per check, its answers and the causes printed (true, observation only, false), by
+        the hidden checks or (--visible) the visible ones
 """
 import contextlib
 import io
@@ -463,9 +465,34 @@ def message(answer):
     return ""
 
 
+def visible_message(answer):
+    """The visible check's message on the answer (learner_kit.visible.visible_problem: the stored cases and the
+    `dropout` argument; the notebooks' own checks are not run here): '' when it passes."""
+    from learner_kit.visible import visible_problem
+
+    try:
+        candidate = answer.build()
+    except Exception as error:  # noqa: BLE001 - an edit that is not valid code
+        return f"not built: {type(error).__name__}: {error}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            return visible_problem(answer.unit, candidate)
+        except ValueError:  # no visible checks for the unit
+            return ""
+
+
 def false_causes(answer, text):
     """The causes a message states that are not true of the answer."""
     return printed_causes(text) - answer.causes
+
+
+GENERIC = ("wrong-values", "nan", "shape", "runtime-error", "property-violated", "wrong-gradients", "wrong-interface")
+
+
+def _named(text):
+    """Whether a message names a known mistake (its id is not a symptom's)."""
+    found = re.match(r"\[([\w-]+)\]", text or "")
+    return bool(found) and found.group(1) not in GENERIC
 
 
 def _is_located(text):
@@ -476,14 +503,16 @@ def _is_located(text):
     return any(is_located(line) for line in text.splitlines())
 
 
-def table(out=sys.stdout, chosen=None, verbose=True):
+def table(out=sys.stdout, chosen=None, verbose=True, side=None):
     """The cause-guess table: per check, its answers, how many failed, and of those how many got a true cause, the
-    observation only (located: with where the computation parts from the reference), or a false cause."""
+    observation only (located: with where the computation parts from the reference), or a false cause. `side`:
+    the hidden checks' messages (message, the default) or the visible ones' (visible_message)."""
     rows = {}
+    side = side or message
     for answer in chosen if chosen is not None else answers():
-        text = message(answer)
-        row = rows.setdefault(answer.check, {"answers": 0, "failed": 0, "cause": 0, "observed": 0, "located": 0,
-                                             "false": 0, "labels": []})
+        text = side(answer)
+        row = rows.setdefault(answer.check, {"answers": 0, "failed": 0, "named": 0, "cause": 0, "observed": 0,
+                                             "located": 0, "false": 0, "labels": []})
         row["answers"] += 1
         failed = bool(text) and not text.startswith("not built")
         row["failed"] += failed
@@ -493,24 +522,27 @@ def table(out=sys.stdout, chosen=None, verbose=True):
         row["cause"] += bool(right) and not wrong
         row["observed"] += failed and not right and not wrong
         row["located"] += failed and not right and not wrong and _is_located(text)
+        row["named"] += failed and _named(text)
         row["labels"].append((answer.label, sorted(answer.causes), sorted(printed_causes(text)), sorted(wrong),
                               (text.splitlines() or [""])[0][:90]))
-    total = {key: sum(row[key] for row in rows.values()) for key in ("answers", "failed", "cause", "observed", "located",
-                                                                      "false")}
+    total = {key: sum(row[key] for row in rows.values())
+             for key in ("answers", "failed", "named", "cause", "observed", "located", "false")}
     for name, row in rows.items():
-        print(f"{name}: {row['answers']} answers, {row['failed']} failed: {row['cause']} true cause, "
+        print(f"{name}: {row['answers']} answers, {row['failed']} failed ({row['named']} named): {row['cause']} true cause, "
               f"{row['observed']} observation only ({row['located']} located), {row['false']} false cause", file=out)
         for label, true, printed, wrong, first in row["labels"] if verbose else ():
             mark = "FALSE " if wrong else "      "
             print(f"   {mark}{label[:90]:<90} true {true} printed {printed}  | {first}", file=out)
-    print(f"all: {total['answers']} answers, {total['failed']} failed: {total['cause']} true cause, {total['observed']} "
+    print(f"all: {total['answers']} answers, {total['failed']} failed ({total['named']} named): {total['cause']} true cause, "
+          f"{total['observed']} "
           f"observation only ({total['located']} located), {total['false']} false cause", file=out)
     return rows
 
 
 if __name__ == "__main__":
-    table(chosen=second_round() if "--second-round" in sys.argv else None, verbose="--quiet" not in sys.argv)
+    table(chosen=second_round() if "--second-round" in sys.argv else None, verbose="--quiet" not in sys.argv,
+          side=visible_message if "--visible" in sys.argv else message)
     sys.exit(0)
 
 
-__all__ = ["Answer", "CAUSES", "answers", "false_causes", "message", "printed_causes", "second_round", "table", "re"]
+__all__ = ["Answer", "CAUSES", "answers", "false_causes", "message", "printed_causes", "second_round", "table", "visible_message", "re"]
