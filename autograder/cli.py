@@ -45,7 +45,8 @@ def build_parser():
     grade.add_argument("submitted", type=Path, help="folder laid out as SUBMITTED/<student>/<assignment>/<notebook>.ipynb")
     grade.add_argument("--out", type=Path, required=True, help="where results.json, grades.csv and feedback/ go")
     grade.add_argument("--jobs", type=int, default=1,
-                       help="submissions graded at the same time, by a local Dask cluster of that many workers (default 1)")
+                       help="submissions graded at the same time, by a local Dask cluster of that many workers (default 1); "
+                            "with --slurm, by that many workers in Slurm jobs")
     grade.add_argument("--scheduler", metavar="ADDRESS",
                        help="grade on an existing Dask cluster (e.g. tcp://10.0.0.5:8786) instead of a local one "
                             "(default: nbgrader_config.py's AutograderGrade.scheduler, if set)")

@@ -1,8 +1,8 @@
 """`autograder grade --slurm` on a real one-node Slurm cluster (tests/fixtures/slurm_cluster.py: Debian's slurmctld,
 slurmd and munge, started here), and the checks of an external scheduler's settings.
 
-- A small class of the fixture course graded on Slurm, two jobs of one worker each, one job cancelled with
-  scancel half-way: the job is replaced (adapt) and the scores are those of a local `--jobs 2` run.
+- A small class of the fixture course graded on Slurm, two jobs of one worker each, the job of a worker that grades
+  cancelled with scancel half-way: the job is replaced (adapt) and the scores are those of local runs.
 - A partition that is DOWN: no worker ever joins, and the grader says so within seconds, naming Slurm's reason.
 - A `dask scheduler` started with Dask's defaults and no worker: the grader names the two settings that differ from
   its own, says that no worker has joined, and names the memory settings of a worker started with Dask's defaults.
@@ -13,6 +13,7 @@ without them they are skipped, except on CI, where they fail.
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -113,23 +114,52 @@ def course(tmp_path_factory):
     return {"base": base, "source": write_sources(base / "source"), "submitted": write_submissions(base / "submitted", CLASS)}
 
 
+# The points of each graded cell of CLASS, as local runs give them (`--jobs 1` and `--jobs 2` agree: test_dask.py).
+EXPECTED = {
+    ("perfect", "fx-attn"): {"scaled_scores-visible": 1, "scaled_scores-hidden-values": 1, "double-hidden-values": 1},
+    ("perfect", "fx-ctrl"): {"add-visible": 1, "add-hidden-values": 1},
+    ("mistake", "fx-attn"): {"scaled_scores-visible": 1, "scaled_scores-hidden-values": 0, "double-hidden-values": 1},
+    ("mistake", "fx-ctrl"): {"add-visible": 1, "add-hidden-values": 1},
+    ("cheat-transformer", "fx-attn"): {"scaled_scores-visible": 0, "scaled_scores-hidden-values": 0,
+                                       "double-hidden-values": 1},
+    ("cheat-transformer", "fx-ctrl"): {"add-visible": 1, "add-hidden-values": 1},
+    ("os-exit", "fx-attn"): {"scaled_scores-visible": 1, "scaled_scores-hidden-values": 1, "double-hidden-values": 0},
+    ("os-exit", "fx-ctrl"): {"add-visible": 1, "add-hidden-values": 1},
+    ("untouched", "fx-attn"): {"scaled_scores-visible": 0, "scaled_scores-hidden-values": 0, "double-hidden-values": 0},
+    ("untouched", "fx-ctrl"): {"add-visible": 0, "add-hidden-values": 0},
+}
+
+
+def job_of(worker, logs):
+    """The Slurm job whose worker is ``worker`` (tcp://host:port), from the jobs' output files (NAME-JOBID.err)."""
+    for path in logs.glob("*.err"):
+        if re.search(rf"Start worker at:\s+{re.escape(worker)}\s*$", path.read_text(errors="replace"), re.MULTILINE):
+            return path.stem.rsplit("-", 1)[1]
+    return None
+
+
 @needs_slurm
 def test_a_class_graded_on_slurm_scores_as_locally_even_when_a_job_is_cancelled(slurm, course):
+    """The README's recipe, on this machine's one-node cluster: two jobs of one worker each (the node has 2 CPUs on
+    CI), the default memory a worker (6G; half the node where that is less); a working job cancelled half-way."""
     out = course["base"] / "slurm"
+    memory = [] if slurm.memory_mb >= 2 * 6144 else ["--slurm-worker-memory", f"{slurm.memory_mb // 2}M"]
     grader = Grader(course["submitted"], out, course["source"], "--slurm", "--jobs", "2", "--slurm-workers-per-job", "1",
-                    "--slurm-walltime", "00:30:00", env=slurm.env)
+                    "--slurm-walltime", "00:30:00", *memory, env=slurm.env)
     try:
         plan = grader.wait_for(lambda line: line.startswith("Slurm: 2 worker(s) as 2 job(s)"), 120)
         assert f"a node there has {slurm.cpus} CPU(s) and {slurm.memory_mb} MiB" in plan, plan
+        tasks = out / "logs" / "tasks.jsonl"
         deadline = time.monotonic() + 300
-        while not (list((out / "state").rglob("*.json")) if (out / "state").is_dir() else []):
+        while not (tasks.is_file() and tasks.read_text().strip()):  # a first submission graded
             assert time.monotonic() < deadline and grader.process.poll() is None, "\n".join(grader.lines[-40:])
             time.sleep(0.2)
+        worker = json.loads(tasks.read_text().splitlines()[0])["worker"]
+        job = job_of(worker, out / "logs" / "slurm")
         before = slurm.jobs()
-        running = sorted(job for job, (state, _) in before.items() if state == "RUNNING")
-        assert len(running) == 2, before
-        slurm.command("scancel", running[0])  # in the middle of the run: its worker held a task, or was about to
-        deadline = time.monotonic() + 90  # adapt submits another job (dask-jobqueue's interval: seconds)
+        assert before.get(job, ("",))[0] == "RUNNING", (worker, job, before)
+        slurm.command("scancel", job)  # a worker that grades: it held the next submission, or was about to
+        deadline = time.monotonic() + 90  # adapt submits another job (dask-jobqueue checks every second or so)
         while not set(slurm.jobs()) - set(before):
             assert time.monotonic() < deadline, f"the cancelled job was not replaced: {slurm.jobs()}"
             time.sleep(0.5)
@@ -139,12 +169,8 @@ def test_a_class_graded_on_slurm_scores_as_locally_even_when_a_job_is_cancelled(
     assert "grading 10 on Slurm with 2 worker(s)" in stderr, stderr
     assert "warning: the Dask scheduler" not in stderr and "warning: Dask worker(s)" not in stderr, stderr
     assert len(list((out / "logs" / "slurm").glob("*.err"))) >= 3, sorted((out / "logs" / "slurm").iterdir())
-    local = course["base"] / "local"
-    reference = Grader(course["submitted"], local, course["source"], "--jobs", "2")
-    reference.finished()
-    assert scores(out) == scores(local)
-    assert scores(out)[("perfect", "fx-attn", "scaled_scores-hidden-values")] == 1
-    assert scores(out)[("mistake", "fx-attn", "scaled_scores-hidden-values")] == 0
+    assert scores(out) == {(student, assignment, cell): points for (student, assignment), cells in EXPECTED.items()
+                           for cell, points in cells.items()}
 
 
 @needs_slurm
@@ -220,3 +246,57 @@ def test_a_scheduler_with_dasks_defaults_is_named_and_waiting_for_workers_is_sai
         assert "--nthreads 1" in threads, threads
     finally:
         grader.stop(signal.SIGKILL)  # not Ctrl-C: that waits for the worker's set-up, which is not the point here
+
+
+SCONTROL = """\
+PartitionName=small AllowGroups=ALL Default=YES MaxTime=01:00:00 MaxMemPerNode=6500 MaxCPUsPerNode=UNLIMITED State=UP
+PartitionName=big AllowGroups=ALL Default=NO MaxTime=UNLIMITED MaxMemPerNode=UNLIMITED MaxCPUsPerNode=16 State=DOWN
+"""
+SINFO = {"small": "n1|4|7800|idle\nn2|8|16000|mixed\nn3|64|500000|down*\n", "big": "b1|32|256000|idle\n"}
+
+
+def fake_slurm(argv, timeout=30):
+    if argv[:2] == ["scontrol", "show"]:
+        return SCONTROL
+    if argv[0] == "sinfo":
+        return SINFO[argv[argv.index("-p") + 1]]
+    raise AssertionError(argv)
+
+
+def test_a_job_never_asks_for_more_than_a_node_of_the_partition_has():
+    from autograder.grading.run import slurm
+
+    small = slurm.query_partition(None, run=fake_slurm)  # the default partition; its smallest node that is up
+    assert (small.name, small.cpus, small.memory_mb, small.max_time, small.nodes_up) == ("small", 4, 6500, "01:00:00", 2)
+    big = slurm.query_partition("big", run=fake_slurm)
+    assert (big.cpus, big.memory_mb, big.state, big.max_time) == (16, 256000, "DOWN", None)
+    with pytest.raises(slurm.SlurmError, match="no partition 'gpu'"):
+        slurm.query_partition("gpu", run=fake_slurm)
+    plan = slurm.make_plan(slurm.Options(), 8, small)  # 6 GiB a worker (the default): one fits the 6500 MiB
+    assert (plan.workers_per_job, plan.jobs, plan.job_memory_mb, plan.walltime) == (1, 8, 6144, "01:00:00")
+    plan = slurm.make_plan(slurm.Options(worker_memory=slurm.parse_size("1500M")), 10, small)
+    assert (plan.workers_per_job, plan.jobs, plan.workers, plan.job_memory_mb) == (4, 3, 12, 6000)
+    assert plan.walltime == "01:00:00" and any("MaxTime" in note for note in plan.notes), plan.notes
+    assert plan.lifetime_s == 3600 - 360
+    plan = slurm.make_plan(slurm.Options(worker_memory=2 * slurm.GiB, workers_per_job=8), 8, small)
+    assert (plan.workers_per_job, plan.jobs) == (3, 3) and any("more than a node" in note for note in plan.notes)
+    assert any("is DOWN" in note for note in slurm.make_plan(slurm.Options(), 4, big).notes)
+    with pytest.raises(slurm.SlurmError, match="less than one grading worker"):
+        slurm.make_plan(slurm.Options(worker_memory=8 * slurm.GiB), 1, small)
+    assert slurm.parse_size("6G") == 6 * slurm.GiB and slurm.parse_size("3072") == 3 * slurm.GiB
+    assert slurm.seconds("1-02:03:04") == 93784 and slurm.seconds("30") == 1800 and slurm.seconds("00:30:00") == 1800
+
+
+def test_the_workers_get_the_graders_dask_settings_in_their_job_script():
+    from autograder.grading.run import cluster, slurm
+
+    lines = slurm.worker_environment({**cluster.WORKER_MEMORY_CONFIG, **cluster.WORKER_CONFIG})
+    assert "export DASK_DISTRIBUTED__WORKER__MEMORY__PAUSE=False" in lines
+    assert "export DASK_DISTRIBUTED__WORKER__MEMORY__TERMINATE=0.95" in lines
+    assert "export DASK_DISTRIBUTED__WORKER__DAEMON=False" in lines
+    import dask.config
+
+    environ = dict(line.removeprefix("export ").split("=", 1) for line in lines)
+    parsed = dask.config.collect_env(environ)  # as Dask reads them in the job
+    assert parsed["distributed"]["worker"] == {"memory": {"target": False, "spill": False, "pause": False,
+                                                          "terminate": 0.95}, "daemon": False}

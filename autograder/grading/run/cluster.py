@@ -198,19 +198,32 @@ def scheduler_differences(client):
 
 def worker_differences(client, workers, said=None):
     """A line for each memory setting (WORKER_MEMORY_CONFIG) or thread count of ``workers`` that differs from a local
-    grading worker's, each (setting, value) said once per ``said`` (a set kept across calls)."""
-    def read(dask_worker=None):  # nested: pickled by value
+    grading worker's, each (setting, value) said once per ``said`` (a set kept across calls). Read from each worker's
+    nanny where it has one (the worker's own event loop is busy for a while as it joins: the grading plugin sets it
+    up), which hands its settings to the worker it starts; else from the worker."""
+    def read(dask_worker=None):  # nested: pickled by value. dask_worker: a Nanny, or a Worker without one
         import dask
 
-        memory = dask_worker.memory_manager
-        return {"distributed.worker.memory.target": memory.memory_target_fraction,
-                "distributed.worker.memory.spill": memory.memory_spill_fraction,
-                "distributed.worker.memory.pause": memory.memory_pause_fraction,
-                "distributed.worker.memory.terminate": dask.config.get("distributed.worker.memory.terminate"),
-                "nthreads": dask_worker.state.nthreads}
+        memory, config = dask_worker.memory_manager, getattr(dask_worker, "config", None)  # a Nanny's: its worker's
+
+        def setting(name):
+            return dask.config.get(f"distributed.worker.memory.{name}", **({"config": config} if isinstance(config, dict) else {}))
+
+        found = {f"distributed.worker.memory.{name}": getattr(memory, f"memory_{name}_fraction", None) for name in
+                 ("target", "spill", "pause", "terminate")}
+        found = {key: setting(key.rsplit(".", 1)[1]) if value is None else value for key, value in found.items()}
+        threads = dask_worker.state.nthreads if hasattr(dask_worker, "state") else dask_worker.nthreads  # Worker, Nanny
+        return {**found, "nthreads": threads}
 
     said = set() if said is None else said
-    found = client.run(read, workers=sorted(workers), on_error="return")  # raises where one left meanwhile
+    info = client.scheduler_info(n_workers=-1).get("workers", {})
+    nannies = [w for w in sorted(workers) if info.get(w, {}).get("nanny")]
+    alone = [w for w in sorted(workers) if w not in nannies]
+    found = {}
+    if nannies:  # raises where one left meanwhile
+        found.update(client.run(read, workers=nannies, nanny=True, on_error="return"))
+    if alone:
+        found.update(client.run(read, workers=alone, on_error="return"))
     wanted = {**WORKER_MEMORY_CONFIG, "nthreads": 1}
     differ = {}
     for worker, settings in sorted(found.items()):
@@ -246,7 +259,7 @@ class Watch:
 
     def __exit__(self, *exc):
         self.stop.set()
-        self.thread.join(timeout=20)
+        self.thread.join(timeout=2)  # one blocked on a worker busy setting up: the client's close ends its call
 
     def run(self):
         seen, said, joined = set(), set(), False

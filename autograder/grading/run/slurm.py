@@ -31,11 +31,13 @@ import uuid
 from dataclasses import dataclass, field
 
 GiB = 2**30
-# What one worker's job share holds: the worker (the judge, the checks, nbgrader: ~0.4 GiB on the demo class), its
-# unit and kernel servers with PyTorch loaded and the learner's forked runs (the tree's peak, measured on the demo
-# class: README), with room for a learner's notebook that uses memory of its own. Slurm with a cgroup memory limit
-# ends the job past it (the worker's submission is retried once elsewhere, then given 0).
-WORKER_MEMORY = 3 * GiB
+# What one worker's share of its job must hold, so that Slurm's limit never decides a grade: the worker and its
+# sandboxes' servers with PyTorch loaded (their tree peaked at 1.3 GiB of RSS on the demo class, README: 1.5 GiB),
+# plus what the sandbox lets one learner's run hold (Settings.kernel_memory_mb, 4 GiB) and its in-memory /tmp
+# (sandbox.TMP_BYTES, 0.5 GiB). With less, a notebook that uses memory honestly has its worker ended by Slurm's
+# cgroup (retried once elsewhere, then given 0: "the grading worker stopped twice") instead of being graded, or
+# stopped by the sandbox with its reason, as on a local run.
+WORKER_MEMORY = 6 * GiB
 WORKERS_PER_JOB = 4  # at most, by default: small jobs wait less for room in a partition than whole nodes
 WALLTIME = "02:00:00"
 START_TIMEOUT_S = 300  # a worker's start, its set-up for grading included; and how long it outlives a lost scheduler
@@ -109,8 +111,9 @@ def add_arguments(grade):
                        help=f"with --slurm: workers per Slurm job (default: up to {WORKERS_PER_JOB}, as many as a node "
                             "of the partition holds)")
     grade.add_argument("--slurm-worker-memory", metavar="SIZE", default=f"{WORKER_MEMORY // GiB}G",
-                       help=f"with --slurm: memory a worker's job share asks for (default {WORKER_MEMORY // GiB}G: the "
-                            "worker, its sandboxes' servers and the learner's runs)")
+                       help=f"with --slurm: memory each worker's share of its job asks for (default {WORKER_MEMORY // GiB}G: "
+                            "the worker and its sandboxes' servers, 1.5G, and a learner's run at the sandbox's limit, 4G, "
+                            "with its /tmp; less lets Slurm end a worker whose learner uses memory honestly)")
     grade.add_argument("--slurm-interface", metavar="IF",
                        help="with --slurm: the network interface the scheduler and workers use (e.g. ib0; default: "
                             "the host's address)")
