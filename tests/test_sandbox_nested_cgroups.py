@@ -60,7 +60,7 @@ for name in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"):
     if os.path.exists(f"{job}/{name}"):
         open(f"{job}/{name}", "w").write(str(held + (headroom << 20)))
 threading.Thread(target=look, daemon=True).start()
-answer = f"import time\\ntime.sleep(1)\\nhoard = [b'x' * (16 << 20) for _ in range({hoard} // 16)]\\ntime.sleep(1)\\n"
+answer = f"import time\\ntime.sleep(0.5)\\nhoard = [b'x' * (16 << 20) for _ in range({hoard} // 16)]\\n"
 hoarded = verifier.verify(attention(), with_answer(answer + RIGHT_ANSWER))
 done.set()
 verifier.close()
@@ -69,15 +69,24 @@ print("RESULT", json.dumps({"right": right, "hoarded": hoarded, "seen": sorted(s
 """
 
 
+def own_memory_cgroup():
+    """This process's memory cgroup's folder (/proc/self/cgroup; where MEMORY mounts the hierarchy's top), or None."""
+    try:
+        own = [line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines() if ":memory:" in line]
+    except OSError:
+        return None
+    folder = Path(MEMORY, own[0].strip("/")) if own else None
+    return folder if folder and os.access(folder / "cgroup.procs", os.W_OK) and os.access(folder, os.W_OK) else None
+
+
 def job_cgroup_possible():
-    return os.geteuid() == 0 and sandbox.v1_hierarchy("memory") is not None
+    return os.geteuid() == 0 and sandbox.v1_hierarchy("memory") is not None and own_memory_cgroup() is not None
 
 
 @pytest.fixture
 def job():
-    """A memory cgroup beside this process's own (a Slurm job's stand-in), removed after the test."""
-    own = [line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines() if ":memory:" in line]
-    folder = Path(MEMORY, own[0].strip("/"), f"job-{os.getpid()}")  # where this test runs: "/" mounted at MEMORY
+    """A memory cgroup under this process's own (a Slurm job's stand-in), removed after the test."""
+    folder = own_memory_cgroup() / f"job-{os.getpid()}"
     folder.mkdir()
     yield folder
     for _ in range(100):  # its processes leave a moment after they end
@@ -90,7 +99,8 @@ def job():
             time.sleep(0.05)
 
 
-@pytest.mark.skipif(not job_cgroup_possible(), reason="the grader makes memory cgroups as root on cgroup v1 only")
+@pytest.mark.skipif(not job_cgroup_possible(), reason="the grader makes memory cgroups as root on cgroup v1 only, "
+                    "and this test makes its job's cgroup under its own")
 def test_the_jobs_memory_limit_holds_for_learners_code(job):
     command = [sys.executable, "-c", GRADER, str(job), str(HEADROOM_MB), str(HOARD_MB), str(NOTEBOOK_MB)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT,
