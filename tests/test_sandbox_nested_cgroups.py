@@ -167,3 +167,29 @@ def test_v2_beside_its_own_cgroup_where_the_parent_enables_pids(tmp_path, monkey
     assert sandbox.cgroup_parent(str(top), "", v2_usable) == str(step)
     cgroup_folder(step, pids=False)
     assert sandbox.cgroup_parent(str(top), "", v2_usable) == str(top)
+
+
+@pytest.mark.skipif(not job_cgroup_possible(), reason="the grader makes memory cgroups as root on cgroup v1 only, "
+                    "and this test makes its job's cgroup under its own")
+def test_a_killed_workers_cgroups_are_swept_under_the_same_parent(job):
+    """A worker killed outright leaves its empty autograder-* cgroups in its job's; the next sandbox made there removes
+    those older than sandbox.STALE_CAP_S (a young one may be another worker's, about to be joined)."""
+    code = f"""
+import json, os, sys, time
+from autograder.grading.run import sandbox
+with open("{job}/cgroup.procs", "w") as handle:
+    handle.write(str(os.getpid()))
+for name, age in (("autograder-stale", 2 * sandbox.STALE_CAP_S), ("autograder-young", 0)):
+    os.mkdir("{job}/" + name)
+    os.utime("{job}/" + name, (time.time() - age, time.time() - age))
+cap = sandbox.ProcessCap(controllers=("memory",))
+cap.wrap(["true"])
+print("made", os.path.relpath(cap.folders["memory"], "{job}"))
+cap.remove()
+print("left", json.dumps(sorted(os.listdir("{job}"))))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "made autograder-" in result.stdout  # under the job's cgroup
+    left = [name for name in json.loads(result.stdout.split("left", 1)[1]) if name.startswith("autograder-")]
+    assert left == ["autograder-young"], result.stdout
