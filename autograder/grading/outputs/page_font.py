@@ -27,8 +27,9 @@ CODE_FONTS = 'Menlo, Monaco, Consolas, "Courier New", monospace'
 
 
 def hangul(text):
-    """The code points of ``text`` in RANGES, sorted."""
-    return tuple(sorted({ord(ch) for ch in text if any(low <= ord(ch) <= high for low, high in RANGES)}))
+    """The code points of ``text`` in RANGES, sorted. Each distinct character is looked at once (``set(text)``): a
+    feedback page is about a megabyte, and testing its every character against RANGES took 0.3 to 1 s a page."""
+    return tuple(sorted(code for code in map(ord, set(text)) if any(low <= code <= high for low, high in RANGES)))
 
 
 def _options(hinting):
