@@ -626,3 +626,13 @@ def test_a_resumed_run_keeps_the_timings_of_every_run(tmp_path):
     assert "come from 2 run(s): 2026-11-25 10:00 UTC, 2026-11-25 11:30 UTC" in html.unescape(page)
     assert any("time budget" in row[1] for row in tables.body("warnings") if row[0] == "bob/01-attention")
     assert "class report of 2026-11-25" in h1(page)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_page_says_its_language(tmp_path, lang):
+    """A screen reader reads the page in the voice its <html lang> names: the instructor's language, the report's."""
+    from learner_kit.i18n import speaking
+
+    with speaking(lang):
+        page, _ = report(tmp_path / "out", synthetic_class(3, seed=1))
+    assert f'<html lang="{lang}">' in page, page[:300]

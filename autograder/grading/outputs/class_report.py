@@ -44,7 +44,7 @@ from autograder.grading.outputs.report import MISCONCEPTION, NO_NOTEBOOK, RUN_WA
 from autograder.grading.run.state import read_timing
 from autograder.levels import DEFAULT_LEVEL
 from autograder.paths import COURSE, ROOT
-from learner_kit.i18n import add_translations, tr
+from learner_kit.i18n import add_translations, language, tr
 
 add_translations("autograder.locales")  # the report's sentences in the instructor's language (COURSE_LANG)
 
@@ -1113,7 +1113,7 @@ def render(records, out: Path, facts=None, course_dir=COURSE, bad_records=0, tit
     note = tr("Made {made} from results.json. Which notebook of the course, and which section, teaches each unit "
               "is said under Misconceptions.", made=made)
     page = page_template().render(
-        title=title, subtitle=subtitle, note=note, css=Markup("\n" + (TEMPLATES / "class_report.css").read_text(encoding="utf-8")),
+        lang=language(), title=title, subtitle=subtitle, note=note, css=Markup("\n" + (TEMPLATES / "class_report.css").read_text(encoding="utf-8")),
         graded=bool(data.records), glance=glance_section(data, ranking, totals, labels, facts.get("imported")),
         misconceptions=misconceptions_section(data, ranking, labels, teaching, catalogue()),
         help=help_section(data, totals, facts.get("not_graded"), facts.get("imported")),
