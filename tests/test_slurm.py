@@ -239,7 +239,9 @@ def test_a_scheduler_with_dasks_defaults_is_named_and_waiting_for_workers_is_sai
         assert time.monotonic() - started < 12, waiting
         assert waiting.startswith(f"no Dask worker has joined the Dask cluster at {address} yet"), waiting
         add_worker("--nthreads", "2")  # Dask's defaults: pause at 80 % of its memory, spill, two threads
-        pause = grader.wait_for(lambda line: "distributed.worker.memory.pause" in line, 60)
+        # read from its nanny as soon as it joins (not held up by its set-up); a deadline for a loaded machine, where
+        # starting `dask worker` and its worker process took over a minute (a quiet one: seconds)
+        pause = grader.wait_for(lambda line: "distributed.worker.memory.pause" in line, 240)
         assert "have distributed.worker.memory.pause = 0.8, not False" in pause, pause
         assert "DASK_DISTRIBUTED__WORKER__MEMORY__PAUSE=False" in pause, pause
         threads = grader.wait_for(lambda line: "have nthreads = 2, not 1" in line, 10)

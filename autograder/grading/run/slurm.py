@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 GiB = 2**30
 # What one worker's share of its job must hold, so that Slurm's limit never decides a grade: the worker and its
 # sandboxes' servers with PyTorch loaded (their tree peaked at 1.3 GiB of RSS on the demo class, README: 1.5 GiB),
-# plus what the sandbox lets one learner's run hold (Settings.kernel_memory_mb, 4 GiB) and its in-memory /tmp
-# (sandbox.TMP_BYTES, 0.5 GiB). With less, a notebook that uses memory honestly has its worker ended by Slurm's
+# plus what the sandbox lets one learner's run hold (Settings.verifier_memory_mb, 3 GiB; nbgrader's kernel with
+# --kernel-run, kernel_memory_mb, 4 GiB, after it) and its in-memory /tmp (sandbox.TMP_BYTES, 0.5 GiB). With less, a notebook that uses memory honestly has its worker ended by Slurm's
 # cgroup (retried once elsewhere, then given 0: "the grading worker stopped twice") instead of being graded, or
 # stopped by the sandbox with its reason, as on a local run.
 WORKER_MEMORY = 6 * GiB
@@ -112,7 +112,7 @@ def add_arguments(grade):
                             "of the partition holds)")
     grade.add_argument("--slurm-worker-memory", metavar="SIZE", default=f"{WORKER_MEMORY // GiB}G",
                        help=f"with --slurm: memory each worker's share of its job asks for (default {WORKER_MEMORY // GiB}G: "
-                            "the worker and its sandboxes' servers, 1.5G, and a learner's run at the sandbox's limit, 4G, "
+                            "the worker and its sandboxes' servers, 1.5G, and a learner's run at the sandbox's limit, 3-4G, "
                             "with its /tmp; less lets Slurm end a worker whose learner uses memory honestly)")
     grade.add_argument("--slurm-interface", metavar="IF",
                        help="with --slurm: the network interface the scheduler and workers use (e.g. ib0; default: "
