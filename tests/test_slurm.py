@@ -302,3 +302,20 @@ def test_the_workers_get_the_graders_dask_settings_in_their_job_script():
     parsed = dask.config.collect_env(environ)  # as Dask reads them in the job
     assert parsed["distributed"]["worker"] == {"memory": {"target": False, "spill": False, "pause": False,
                                                           "terminate": 0.95}, "daemon": False}
+
+
+def test_slurm_options_that_cannot_work_stop_the_run_before_anything_is_graded(tmp_path, monkeypatch, capsys):
+    from autograder.cli import main
+
+    submitted = write_submissions(tmp_path / "submitted", ["perfect"])
+    grade = ["grade", str(submitted), "--out", str(tmp_path / "out")]
+    assert main([*grade, "--slurm-partition", "grading"]) == 2
+    assert "--slurm-partition: only with --slurm" in capsys.readouterr().err
+    assert main([*grade, "--slurm", "--scheduler", "tcp://127.0.0.1:8786"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    assert main([*grade, "--slurm", "--slurm-worker-memory", "lots"]) == 2
+    assert "give a size such as 3G" in capsys.readouterr().err
+    monkeypatch.setenv("PATH", str(tmp_path))  # no Slurm commands here
+    assert main([*grade, "--slurm"]) == 2
+    assert "scontrol was not found: --slurm needs Slurm's commands" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

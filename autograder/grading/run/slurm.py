@@ -265,7 +265,7 @@ def make_plan(options, workers, partition):
         raise SlurmError(f"a node of partition {partition.name} has {partition.cpus} CPU(s) and {partition.memory_mb} MiB "
                          f"of memory: less than one grading worker's {worker_mb} MiB (--slurm-worker-memory); choose "
                          "another partition or give a worker less memory")
-    per_job = options.workers_per_job or min(WORKERS_PER_JOB, fits, workers)
+    per_job = min(WORKERS_PER_JOB, fits, workers) if options.workers_per_job is None else options.workers_per_job
     if per_job < 1:
         raise SlurmError("--slurm-workers-per-job must be at least 1")
     if per_job > fits:
