@@ -365,5 +365,17 @@ def sigint_restored():
 
 
 def register(client, settings, sources, template, editions=None):
-    """Give every worker of ``client``'s cluster (present and future) its grading set-up."""
-    client.register_plugin(GradingPlugin(settings, sources, template, editions), name=PLUGIN_NAME)
+    """Give every worker of ``client``'s cluster (present and future) its grading set-up.
+
+    A worker that dies while the scheduler hands the plugin round (a Slurm job cancelled, a worker that fails to
+    start) breaks the hand-out, not the registration: the scheduler keeps the plugin for workers to come, and it is
+    handed round again (a worker that had it is set up anew), up to three times."""
+    plugin = GradingPlugin(settings, sources, template, editions)
+    for attempt in range(3):
+        try:
+            client.register_plugin(plugin, name=PLUGIN_NAME)
+            return
+        except OSError:  # distributed's CommClosedError: the worker's connection closed under it
+            if attempt == 2:
+                raise
+            time.sleep(1)
