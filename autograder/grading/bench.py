@@ -75,11 +75,24 @@ MISTAKES = {
 }
 
 
+CPU = {"last": 0.0}  # the CPU seconds of the last timed_run's command and its descendants (those waited for)
+
+
+def children_cpu():
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed_run(command, **kwargs):
-    start = time.perf_counter()
+    """(Wall seconds, the CompletedProcess) of ``command``; CPU["last"]: its CPU seconds, a figure that a busy
+    machine changes less than the wall time (not the processes its descendants left unwaited, e.g. the sandboxes')."""
+    start, cpu = time.perf_counter(), children_cpu()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
         sys.exit(f"{' '.join(command[:4])} ... failed:\n{result.stderr[-3000:]}")
+    CPU["last"] = children_cpu() - cpu
     return time.perf_counter() - start, result
 
 
@@ -93,14 +106,16 @@ def stock(scratch: Path, assignments, students):
              f"--CourseDirectory.release_directory={scratch / 'release'}", f"--CourseDirectory.db_url={db_url}",
              f"--Exchange.root={scratch / 'exchange'}"]
     nbgrader = [str(Path(sys.executable).with_name("nbgrader"))]
-    seconds, scores = 0.0, {}
+    seconds, scores, cpu = 0.0, {}, 0.0
     for assignment in assignments:
         timed_run(nbgrader + ["generate_assignment", assignment, "--force"] + flags)
         seconds += timed_run(nbgrader + ["autograde", assignment, "--force"] + flags)[0]
+        cpu += CPU["last"]
         cells = load_assignment(SOLUTIONS, assignment)[0]
         with Gradebook(db_url) as gradebook:
             scores.update({(s, c.grade_id): gradebook.find_grade(c.grade_id, cells.name, assignment, s).score
                            for s in students for c in cells.graded})
+    CPU["last"] = cpu
     return seconds, scores
 
 
@@ -109,6 +124,7 @@ def ours(submitted: Path, out: Path, jobs, scheduler=None, extra=()):
     command = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), *extra]
     command += ["--scheduler", scheduler] if scheduler else ["--jobs", str(jobs)]
     seconds, result = timed_run(command)
+    CPU["ours"] = CPU["last"]
     records = json.loads((out / "results.json").read_text(encoding="utf-8"))
     startup = re.search(r"Dask: cluster ready in ([\d.]+) s, workers set up for grading in ([\d.]+) s", result.stderr)
     return seconds, {(r["student"], r["grade_id"]): float(r["points"]) for r in records}, startup, idle_seconds(out)
@@ -224,11 +240,13 @@ def report_stages(out: Path, seconds, label):
 
 def against_stock(scratch: Path, assignments, students, seconds, notebooks, ours_load, our_scores=None):
     """Stock nbgrader on the class in ``scratch / "submitted"``, right after ours: its time, the ratio, the loads."""
-    before = load()
+    before, ours_cpu = load(), CPU.get("ours", 0.0)
     stock_s, stock_scores = stock(scratch, assignments, students)
     report("stock nbgrader autograde", stock_s, notebooks, None, None)
     print(f"{'ratio stock / ours':<38}: {stock_s / seconds:.2f}x  (load average, 1 min: ours {ours_load:.2f}, "
           f"stock {before:.2f} -> {load():.2f}; {os.cpu_count()} cores)")
+    print(f"{'CPU seconds, stock / ours':<38}: {CPU['last']:.1f} / {ours_cpu:.1f} = {CPU['last'] / max(ours_cpu, 1e-9):.2f}x "
+          "(stock: its autograde commands; ours: the whole command, the sandboxes' processes where they were waited for)")
     if our_scores is not None:
         same = stock_scores == our_scores
         print(f"{'identical scores':<38}: {'yes' if same else 'NO'}")
