@@ -74,6 +74,9 @@ STEPS = {
     "PositionwiseFeedForward": (("relu", 1, "the hidden activations ReLU(w_1(x))"),),
     "Embeddings": (("mul", 1, "the embeddings times √d_model"),),
     "PositionalEncoding": (
+        ("arange", 1, "the positions 0, 1, …"),
+        ("arange", 2, "the even feature indices 2i"),
+        ("mul", 1, "the exponents of the frequencies ω_i"),
         ("zeros", 1, "the positional-encoding table `pe`"),
         ("exp", 1, "the frequencies ω_i"),
         ("mul", 2, "the angles pos · ω_i"),

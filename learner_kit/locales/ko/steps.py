@@ -34,6 +34,9 @@ TRANSLATIONS = {
     # 04-feed-forward, 05-encoder, 07-decoder
     "the hidden activations ReLU(w_1(x))": "은닉 활성값(ReLU(w_1(x)))",
     "the embeddings times √d_model": "√d_model을 곱한 임베딩",
+    "the positions 0, 1, …": "위치(0, 1, …)",
+    "the even feature indices 2i": "짝수 특성 번호(2i)",
+    "the exponents of the frequencies ω_i": "주파수(ω_i)의 지수",
     "the positional-encoding table `pe`": "위치 인코딩 표(`pe`)",
     "the frequencies ω_i": "주파수(ω_i)",
     "the angles pos · ω_i": "각도(pos · ω_i)",
