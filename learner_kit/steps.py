@@ -87,9 +87,11 @@ STEPS = {
     ),
     "Generator": (("log_softmax", 1, "the log-probabilities (the log-softmax over the vocabulary)"),),
     "make_pad_mask": (("ne", 1, "the padding mask (True where a token is not padding)"),),
-    "make_subsequent_mask": (("tril", 1, "the look-ahead mask (True on and below the diagonal)"),),
+    "make_subsequent_mask": (("ones", 1, "a square of True values"),
+                             ("tril", 1, "the look-ahead mask (True on and below the diagonal)")),
     "make_tgt_mask": (
         ("ne", 1, "the padding mask (True where a token is not padding)"),
+        ("ones", 1, "a square of True values"),
         ("tril", 1, "the look-ahead mask (True on and below the diagonal)"),
         ("and", 1, "the target mask (the padding mask AND the look-ahead mask)"),
     ),

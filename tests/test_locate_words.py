@@ -141,3 +141,15 @@ def test_a_4d_matrix_product_is_told_in_the_shapes_the_code_holds():
             message = visible_problem("scaled_dot_product_attention", candidate)
         line = next(line for line in message.splitlines() if HEADINGS[lang] in line)
         assert "(2, 4, 3, 6), (2, 4, 6, 5)" in line and "(8, " not in line, line
+
+
+def test_every_step_name_has_its_korean_text():
+    """learner_kit.steps's labels are read through learner_kit.locales.ko.steps, not tr() (tests/test_i18n.py finds
+    literal templates only): each has its Korean text, in Hangul, with no particle left to decide."""
+    from learner_kit.steps import every_label
+
+    korean = i18n.translations("ko")
+    missing = [label for label in every_label() if label not in korean]
+    assert missing == []
+    assert all(re.search("[\uac00-\ud7a3]", korean[label]) and not UNDECIDED.search(korean[label])
+               for label in every_label())

@@ -49,6 +49,7 @@ TRANSLATIONS = {
     "the feed-forward sublayer's residual sum": "FFN 서브레이어의 잔차 덧셈 결과",
     # 06-masks, 08-generator, 10-train
     "the padding mask (True where a token is not padding)": "패딩 마스크(패딩이 아닌 토큰에서 True)",
+    "a square of True values": "모두 True인 정사각 텐서",
     "the look-ahead mask (True on and below the diagonal)": "룩어헤드 마스크(대각선과 그 아래에서 True)",
     "the target mask (the padding mask AND the look-ahead mask)": "타깃 마스크(패딩 마스크 AND 룩어헤드 마스크)",
     "the log-probabilities (the log-softmax over the vocabulary)": "로그 확률(어휘에 대한 로그 소프트맥스)",
