@@ -205,5 +205,6 @@ def format_table(data, label):
         lines.append(f"  {name:<40} {seconds:9.1f}")
         if name == SETUP and data.get("workers"):
             lines.append(f"    each worker's, the mean of {data['workers']}: " + ", ".join(
-                f"{part} {value / data['workers']:.1f} s" for part, value in data["setup"].items()))
+                f"{'other' if part == OTHER else part} {value / data['workers']:.1f} s"
+                for part, value in data["setup"].items()))
     return lines
