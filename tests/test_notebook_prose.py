@@ -144,3 +144,115 @@ def test_the_challenge_idea_is_no_recipe(lang, assignment, unit):
     idea = card.split("</summary>", 1)[1].split("<details>", 1)[0]  # up to the next hint, nested in it
     named = [name for name in RECIPES[assignment, unit] if name in idea]
     assert named == [], f"{unit}'s idea hint ({lang}) spells out the recipe: {named}"
+
+
+# ---------------------------------------------------------------- the cells' own checks: a cause only where observed
+
+def _sdpa(scale_axis=-1, drop_times=1):
+    """Scaled dot-product attention scaled by the size of ``scale_axis`` of the queries, dropout applied ``drop_times``."""
+    import math
+
+    import torch
+
+    def attention(query, key, value, mask=None, dropout=None):
+        scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(scale_axis))
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        weights = torch.softmax(scores, dim=-1)
+        dropped = weights
+        for _ in range(drop_times if dropout is not None else 0):
+            dropped = dropout(dropped)
+        return dropped @ value, weights
+    return attention
+
+
+def _add_norm(rate=None, on="sublayer"):
+    """The reference AddNorm with its rate fixed at ``rate`` (when given) and dropout acting ``on`` another place."""
+    from autograder import reference
+
+    class Candidate(reference.AddNorm):
+        def __init__(self, d_model, dropout=0.1):
+            super().__init__(d_model, dropout if rate is None else rate)
+
+        def forward(self, x, sublayer_out):
+            if on == "x":
+                return self.norm(self.dropout(x) + sublayer_out)
+            if on == "norm":
+                return self.dropout(self.norm(x + sublayer_out))
+            return super().forward(x, sublayer_out)
+    return Candidate
+
+
+def _ffn(rate=None, on="hidden"):
+    """The reference FFN with its rate fixed at ``rate`` (when given) and dropout acting ``on`` another place."""
+    import torch
+
+    from autograder import reference
+
+    class Candidate(reference.PositionwiseFeedForward):
+        def __init__(self, d_model, d_ff, dropout=0.1):
+            super().__init__(d_model, d_ff, dropout if rate is None else rate)
+
+        def forward(self, x):
+            if on == "input":
+                return self.w_2(torch.relu(self.w_1(self.dropout(x))))
+            if on == "output":
+                return self.dropout(self.w_2(torch.relu(self.w_1(x))))
+            return super().forward(x)
+    return Candidate
+
+
+def _additive_mask_after_softmax():
+    import torch
+
+    from autograder import reference
+
+    class Candidate(reference.AdditiveAttention):
+        def forward(self, query, key, value, mask=None, dropout=None):
+            q, k = self.w_q(query).unsqueeze(-2), self.w_k(key).unsqueeze(-3)
+            weights = torch.softmax(self.v(torch.tanh(q + k)).squeeze(-1), dim=-1)
+            if mask is not None:
+                weights = weights * mask
+            dropped = dropout(weights) if dropout is not None else weights
+            return dropped @ value, weights
+    return Candidate
+
+
+# unit, answer, what the message must say (en, ko), what it must not (the cause it used to guess)
+OWN_CHECK_CASES = {
+    "scaled by the number of queries": ("scaled_dot_product_attention", lambda: _sdpa(scale_axis=-2),
+                                        ("depend on the other queries", "다른 쿼리들"),
+                                        ("Check what your scaling", "스케일링을 무엇으로 계산하는지")),
+    "dropout twice on the weights": ("scaled_dot_product_attention", lambda: _sdpa(drop_times=2),
+                                     ("acts on the weights twice", "두 번 적용"), ("neither", "둘 다 아닌")),
+    "AddNorm's rate hard-coded": ("AddNorm", lambda: _add_norm(rate=0.1),
+                                  ("p = 0.1: the rate given", "p = 0.1입니다. 생성자에 준 비율"), ("Is dropout", "적용했거나")),
+    "AddNorm's dropout on x": ("AddNorm", lambda: _add_norm(on="x"),
+                               ("dropout zeroed x", "x를 0으로"), ("Is dropout", "적용했거나")),
+    "AddNorm's dropout after the norm": ("AddNorm", lambda: _add_norm(on="norm"),
+                                         ("zeroed the sum or the norm's output", "합이나 정규화의 출력"), ("Is dropout", "적용했거나")),
+    "the FFN's default nn.Dropout()": ("PositionwiseFeedForward", lambda: _ffn(rate=0.5),
+                                       ("p = 0.5: the rate given", "p = 0.5입니다. 생성자에 준 비율"), ("Is dropout", "적용하지 않았나요")),
+    "the FFN's dropout on its input": ("PositionwiseFeedForward", lambda: _ffn(on="input"),
+                                       ("dropout zeroed the input x", "입력 x를 0으로"), ("Is dropout", "적용하지 않았나요")),
+    "the FFN's dropout on its output": ("PositionwiseFeedForward", lambda: _ffn(on="output"),
+                                        ("dropout zeroed w_2's output", "w_2의 출력을 0으로"), ("Is dropout", "적용하지 않았나요")),
+    "additive mask after the softmax": ("AdditiveAttention", _additive_mask_after_softmax,
+                                        ("the mask acts after the softmax", "마스크가 소프트맥스 뒤에 적용"),
+                                        ("before dropout", "드롭아웃 전의")),
+}
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+@pytest.mark.parametrize("name", list(OWN_CHECK_CASES))
+def test_own_checks_say_what_they_saw(name, lang):
+    """Each answer breaks the property one way; the cell's message names that way, observed on the answer, and no
+    longer the cause the check used to guess (a placement for a rate, a scaling for a count of queries, dropout for
+    a mask)."""
+    from tests.visible_cells import visible_cell_message
+
+    unit, answer, says, guessed = OWN_CHECK_CASES[name]
+    index = EDITIONS.index(lang)
+    message = visible_cell_message(unit, answer(), lang=lang)
+    assert says[index] in message, f"{name} ({lang}): {message}"
+    assert guessed[index] not in message, f"{name} ({lang}): {message}"

@@ -23,20 +23,20 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
 @cache
-def visible_cell(unit):
-    """The source of `unit`'s visible test cell, from the English notebook that holds it, or None."""
+def visible_cell(unit, lang="en"):
+    """The source of `unit`'s visible test cell, from the notebook of edition `lang` that holds it, or None."""
     pattern = re.compile(r"```python test " + re.escape(unit) + r"-visible 1\n(.*?)\n```", re.S)
-    for notebook in sorted(NOTEBOOKS.glob("*.md")):
+    for notebook in sorted((NOTEBOOKS if lang == "en" else NOTEBOOKS / lang).glob("*.md")):
         found = pattern.search(notebook.read_text(encoding="utf-8"))
         if found:
             return found.group(1)
     return None
 
 
-def visible_cell_message(unit, candidate, names=None):
+def visible_cell_message(unit, candidate, names=None, lang="en"):
     """The message the visible cell raises with `candidate` as `unit` ('' when it passes); `names` replace other
-    units of the namespace (a wrong part of a composite)."""
-    source = visible_cell(unit)
+    units of the namespace (a wrong part of a composite); `lang` the edition whose cell runs, in its language."""
+    source = visible_cell(unit, lang)
     if source is None:
         raise LookupError(f"no visible test cell for {unit}")
     namespace = {name: getattr(reference, name) for name in dir(reference) if not name.startswith("_")}
@@ -44,7 +44,7 @@ def visible_cell_message(unit, candidate, names=None):
                      passed=passed, explain_errors=explain_errors, __name__="__main__")
     namespace.update(names or {})
     namespace[unit] = candidate
-    with i18n.speaking("en"), contextlib.redirect_stdout(io.StringIO()):
+    with i18n.speaking(lang), contextlib.redirect_stdout(io.StringIO()):
         try:
             exec(compile(source, f"{unit}-visible", "exec"), namespace)
         except AssertionError as failure:
