@@ -4,6 +4,8 @@ sizes a page is read at, whether anything scrolls the page sideways, and WCAG co
 axe-core comes from npm at the version tests/browser/axe/package-lock.json pins (`make browser-tool` installs it
 into .venv/browser-axe) and is injected into each page from that local file: nothing is fetched when testing.
 """
+import contextlib
+
 from tests.browser.jupyter_servers import ROOT, VIEWPORT
 
 AXE = ROOT / ".venv" / "browser-axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -12,6 +14,29 @@ WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 SIZES = {"desktop": {"viewport": VIEWPORT},
          "phone": {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
          "zoom-200": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2}}
+
+
+@contextlib.contextmanager
+def file_pages(chromium, current_page):
+    """open(path, size) -> a page of that size showing the file (also kept in ``current_page["page"]`` for
+    conftest's screenshot of a failed step); every context is closed afterwards."""
+    contexts = []
+
+    def open_file(path, size):
+        context = chromium.new_context(**SIZES[size])
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        current_page["page"] = page
+        page.goto(path.as_uri(), wait_until="load")
+        return page
+
+    try:
+        yield open_file
+    finally:
+        current_page.clear()
+        for context in contexts:
+            context.close()
 
 
 def axe_installed():

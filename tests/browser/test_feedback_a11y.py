@@ -14,7 +14,7 @@ Screenshots at 375 px: build/screenshots/feedback-a11y-*.png.
 import nbformat
 import pytest
 
-from tests.browser.a11y import SIZES, axe_installed, axe_violations, page_width
+from tests.browser.a11y import SIZES, axe_installed, axe_violations, file_pages, page_width
 from tests.browser.feedback_pages import graded_feedback_pages
 from tests.browser.jupyter_servers import Screens
 from tests.fixtures.grading_course import NO_SCALE, SOURCES, replace_answer
@@ -54,22 +54,8 @@ def feedback(tmp_path_factory):
 
 @pytest.fixture
 def browse(chromium):
-    """open(path, size) -> a page of that size showing the file; every context is closed afterwards."""
-    contexts = []
-
-    def open_file(path, size):
-        context = chromium.new_context(**SIZES[size])
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        CURRENT_PAGE["page"] = page
-        page.goto(path.as_uri(), wait_until="load")
-        return page
-
-    yield open_file
-    CURRENT_PAGE.clear()
-    for context in contexts:
-        context.close()
+    with file_pages(chromium, CURRENT_PAGE) as open_file:
+        yield open_file
 
 
 @pytest.mark.parametrize("size", list(SIZES))

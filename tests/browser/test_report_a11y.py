@@ -11,7 +11,7 @@ import pytest
 
 from autograder.grading.outputs.class_report import LABEL_PX, write_report
 from learner_kit.i18n import speaking
-from tests.browser.a11y import SIZES, axe_installed, axe_violations, page_width
+from tests.browser.a11y import SIZES, axe_installed, axe_violations, file_pages, page_width
 from tests.browser.jupyter_servers import Screens
 from tests.test_class_report import (
     course_shape,
@@ -42,21 +42,8 @@ def reports(tmp_path_factory):
 
 @pytest.fixture
 def browse(chromium):
-    contexts = []
-
-    def open_file(path, size):
-        context = chromium.new_context(**SIZES[size])
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        CURRENT_PAGE["page"] = page
-        page.goto(path.as_uri(), wait_until="load")
-        return page
-
-    yield open_file
-    CURRENT_PAGE.clear()
-    for context in contexts:
-        context.close()
+    with file_pages(chromium, CURRENT_PAGE) as open_file:
+        yield open_file
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
