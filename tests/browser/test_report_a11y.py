@@ -11,7 +11,7 @@ import pytest
 
 from autograder.grading.outputs.class_report import LABEL_PX, write_report
 from learner_kit.i18n import speaking
-from tests.browser.a11y import SIZES, axe_installed, axe_violations, file_pages, page_width
+from tests.browser.a11y import axe_installed, axe_violations, file_pages, page_width
 from tests.browser.jupyter_servers import Screens
 from tests.test_class_report import (
     course_shape,
