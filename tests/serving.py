@@ -3,6 +3,7 @@ student pack, start.py, formgrader and the hub); a small JSON server on a thread
 and the live view's service."""
 import json
 import socket
+import subprocess
 import threading
 import time
 import urllib.request
@@ -15,6 +16,18 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stop_processes(processes, timeout=30):
+    """Ask each of ``processes`` (Popen) still running to stop, in the order given; kill those that do not in ``timeout`` s."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def first_answer(url, process, seconds, log_text, what, interval=0.5):

@@ -19,6 +19,7 @@ import nbformat
 import pytest
 
 from tests.fixtures.grading_course import _with_answer, write_sources, write_submissions
+from tests.serving import stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASS = ["perfect", "mistake", "cheat-transformer", "os-exit", "flood", "sleeper"]
@@ -94,13 +95,7 @@ def external_cluster(tmp_path):
     try:
         yield address, workers
     finally:
-        for process in processes[::-1]:  # workers first, asked to stop (their sandboxes go with them), then killed
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(processes[::-1])  # workers first, asked to stop (their sandboxes go with them), then killed
 
 
 def test_an_external_cluster_gives_the_same_scores_even_when_a_worker_is_killed(course, external_cluster):

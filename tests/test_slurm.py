@@ -25,6 +25,7 @@ import pytest
 
 from tests.fixtures.grading_course import write_sources, write_submissions
 from tests.fixtures.slurm_cluster import SlurmCluster, missing
+from tests.serving import stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASS = ["perfect", "mistake", "cheat-transformer", "os-exit", "untouched"]
@@ -141,7 +142,8 @@ def job_of(worker, logs):
 @needs_slurm
 def test_a_class_graded_on_slurm_scores_as_locally_even_when_a_job_is_cancelled(slurm, course):
     """The README's recipe, on this machine's one-node cluster: two jobs of one worker each (the node has 2 CPUs on
-    CI), the default memory a worker (6G; half the node where that is less); a working job cancelled half-way."""
+    CI), the default memory a worker (6G; half the node where that is less); a working job cancelled half-way (the other
+    held still meanwhile), replaced by adapt while the class is still being graded."""
     out = course["base"] / "slurm"
     memory = [] if slurm.memory_mb >= 2 * 6144 else ["--slurm-worker-memory", f"{slurm.memory_mb // 2}M"]
     grader = Grader(course["submitted"], out, course["source"], "--slurm", "--jobs", "2", "--slurm-workers-per-job", "1",
@@ -158,11 +160,18 @@ def test_a_class_graded_on_slurm_scores_as_locally_even_when_a_job_is_cancelled(
         job = job_of(worker, out / "logs" / "slurm")
         before = slurm.jobs()
         assert before.get(job, ("",))[0] == "RUNNING", (worker, job, before)
+        # The other job held still (suspended) meanwhile: on a quick machine its worker would otherwise finish the
+        # class alone before a replacement came, and the replacement would go unseen.
+        others = [other for other in before if other != job]
+        for other in others:
+            slurm.command("scontrol", "suspend", other)
         slurm.command("scancel", job)  # a worker that grades: it held the next submission, or was about to
         deadline = time.monotonic() + 90  # adapt submits another job (dask-jobqueue checks every second or so)
         while not set(slurm.jobs()) - set(before):
             assert time.monotonic() < deadline, f"the cancelled job was not replaced: {slurm.jobs()}"
             time.sleep(0.5)
+        for other in others:
+            slurm.command("scontrol", "resume", other)
         stderr = grader.finished()
     finally:
         grader.stop()
@@ -215,13 +224,7 @@ def default_scheduler(tmp_path):
     try:
         yield address, add_worker
     finally:
-        for process in processes[::-1]:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(processes[::-1])
 
 
 def test_a_scheduler_with_dasks_defaults_is_named_and_waiting_for_workers_is_said(course, default_scheduler):
