@@ -212,8 +212,8 @@ formgrader: $(STAMP)
 
 # The unit tests and nbval at once, nbval at a low priority (nice) so that it takes the unit tests' waits (on
 # budgets, servers, the browser) first; its log is printed after theirs. From a clean clone on 2 cores both took
-# 45 min 23 s together in session 15, with other test runs on the machine (nbval's two runs, beside the unit tests,
-# 8 min 12 s and 8 min 48 s); 21 min 9 s in session 14, before its 260 new tests. `make test-unit` and `make test-notebooks`
+# 39 min 52 s together in session 16 (nbval's two runs, beside the unit tests, 8 min 31 s and 9 min 01 s); 45 min 23 s
+# in session 15 with other test runs on the machine; 21 min 9 s in session 14, before its 260 new tests. `make test-unit` and `make test-notebooks`
 # run each alone. nbval runs in a session of its own (setsid), stopped with the unit tests
 # at Ctrl-C: a job put in the background by a shell ignores Ctrl-C, and ran on for minutes after make had stopped.
 test: $(STAMP) sandbox-tool slurm-tool browser-tool hub-tool
