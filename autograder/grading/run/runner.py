@@ -198,8 +198,9 @@ def task_result(future, submission, source_notebooks):
     try:
         return future.result()
     except Exception as error:
-        why = ("Not graded: the grading worker stopped twice while grading this submission; was its notebook "
-               "killing it?" if isinstance(error, KilledWorker) else
+        lost = ("Not graded: the grading worker stopped twice while grading this submission (a notebook that ends its "
+                "process does that, and so does a worker the machine or the cluster lost)")
+        why = (lost if isinstance(error, KilledWorker) else
                f"Not graded: internal grading error ({type(error).__name__}: {str(error)[:300]}).")
         return {"records": grader_error(zero_submission(submission, source_notebooks, why)), "feedback": {}, "log": ""}
 
