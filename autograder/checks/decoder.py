@@ -18,6 +18,7 @@ training mode; each of dropout1-3 acts; and with every dropout dropping everythi
 training mode), each sublayer's output is dropped before its residual add, so the layer
 returns norm3(norm2(norm1(x))).
 """
+import inspect
 import itertools
 
 import torch
@@ -59,17 +60,10 @@ class _DecoderLayer(reference.DecoderLayer):
     rate_passed = (True, True, True)
 
     def __init__(self, d_model, n_head, d_ff, dropout=0.1):
-        nn.Module.__init__(self)  # the reference's parts in the reference's order: the same weights from one seed
-        rates = [dropout if passed else None for passed in self.rate_passed]
-        self.self_attn = reference.MultiHeadAttention(d_model, n_head, *([rates[0]] if rates[0] is not None else []))
-        self.cross_attn = reference.MultiHeadAttention(d_model, n_head, *([rates[1]] if rates[1] is not None else []))
-        self.ffn = reference.PositionwiseFeedForward(d_model, d_ff, *([rates[2]] if rates[2] is not None else []))
-        self.norm1 = nn.LayerNorm(d_model)
-        self.norm2 = nn.LayerNorm(d_model)
-        self.norm3 = nn.LayerNorm(d_model)
-        self.dropout1 = nn.Dropout(dropout)
-        self.dropout2 = nn.Dropout(dropout)
-        self.dropout3 = nn.Dropout(dropout)
+        super().__init__(d_model, n_head, d_ff, dropout)  # the reference's parts in its order: one seed, same weights
+        for part, passed in zip((self.self_attn, self.cross_attn, self.ffn), self.rate_passed):
+            if not passed:  # built without the layer's rate: the part's own default
+                part.dropout.p = inspect.signature(type(part)).parameters["dropout"].default
 
     _NUMBER = {"self": 0, "cross": 1, "ffn": 2}
 
