@@ -54,6 +54,21 @@ def axe_violations(page):
             for rule in result["violations"]]
 
 
+def assert_readable(page, what, size, shoot=None):
+    """axe-core finds no WCAG 2.1 A or AA violation on ``page`` and nothing scrolls it sideways; on a phone it is laid
+    out at the phone's width (375 px; a page with no viewport tag is laid out 980 px wide and drawn at 38 %), after
+    ``shoot(page)`` has taken its screenshots there."""
+    violations = axe_violations(page)
+    width = page_width(page)
+    if size == "phone":
+        if shoot is not None:
+            page.evaluate("window.scrollTo(0, 0)")
+            shoot(page)
+        assert width["layout"] == 375, f"{what}: laid out {width['layout']} px wide on a 375-px phone"
+    assert not violations, f"{what} at {size}: axe-core finds\n" + "\n".join(violations)
+    assert width["scroll"] <= width["layout"], f"{what} at {size}: the page scrolls sideways ({width})"
+
+
 def page_width(page, boxes=".scroll-box"):
     """The page's layout width, the window's, the width it scrolls to, and up to 5 elements that stick out of it
     (other than inside a box of ``boxes``, which scrolls by itself)."""

@@ -14,7 +14,7 @@ Screenshots at 375 px: build/screenshots/feedback-a11y-*.png.
 import nbformat
 import pytest
 
-from tests.browser.a11y import SIZES, axe_installed, axe_violations, file_pages, page_width
+from tests.browser.a11y import SIZES, assert_readable, axe_installed, file_pages
 from tests.browser.feedback_pages import graded_feedback_pages
 from tests.browser.jupyter_servers import Screens
 from tests.fixtures.grading_course import NO_SCALE, SOURCES, replace_answer
@@ -62,15 +62,7 @@ def browse(chromium):
 @pytest.mark.parametrize("name", list(PAGES))
 def test_axe_finds_no_wcag_21_aa_violation_and_nothing_scrolls_the_page_sideways(feedback, browse, name, size):
     page = browse(feedback[name], size)
-    violations = axe_violations(page)
-    width = page_width(page)
-    if size == "phone":
-        page.evaluate("window.scrollTo(0, 0)")
-        Screens(f"feedback-a11y-{name}").take(page, "phone", full_page=True)
-        # laid out at the phone's width (no viewport tag: 980 px wide, drawn at 38 %)
-        assert width["layout"] == 375, f"laid out {width['layout']} px wide on a 375-px phone"
-    assert not violations, f"{name} at {size}: axe-core finds\n" + "\n".join(violations)
-    assert width["scroll"] <= width["layout"], f"{name} at {size}: the page scrolls sideways ({width})"
+    assert_readable(page, name, size, lambda shown: Screens(f"feedback-a11y-{name}").take(shown, "phone", full_page=True))
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

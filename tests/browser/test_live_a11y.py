@@ -19,10 +19,9 @@ from playwright.sync_api import expect
 from learner_kit import live
 from tests.browser.a11y import (
     SIZES,
+    assert_readable,
     axe_installed,
-    axe_violations,
     contrast,
-    page_width,
     rgb,
 )
 from tests.browser.jupyter_servers import Screens
@@ -166,14 +165,7 @@ def test_axe_finds_no_wcag_21_aa_violation_and_nothing_scrolls_the_page_sideways
         stuck_rule(page)
         cell(page, *FOCUSED).get_by_role("button").click()  # what learners are told for it, checked too
         expect(page.locator("#id-details")).to_be_visible()
-    violations = axe_violations(page)
-    width = page_width(page, ".scroll-box")
-    if size == "phone":
-        page.evaluate("window.scrollTo(0, 0)")
-        Screens(f"live-a11y-{view}").take(page, "phone", full_page=True)
-        assert width["layout"] == 375, f"laid out {width['layout']} px wide on a 375-px phone"
-    assert not violations, f"{view} at {size}: axe-core finds\n" + "\n".join(violations)
-    assert width["scroll"] <= width["layout"], f"{view} at {size}: the page scrolls sideways ({width})"
+    assert_readable(page, view, size, lambda shown: Screens(f"live-a11y-{view}").take(shown, "phone", full_page=True))
 
 
 def test_heatmap_cells_name_their_students_and_every_colour_reads(browse):
