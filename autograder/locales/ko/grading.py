@@ -27,6 +27,8 @@ TRANSLATIONS = {
     "it held more than {mb} MiB of memory and was stopped":
         "메모리를 {mb} MiB 넘게 사용해서 멈췄습니다",
     "it ran past its time budget and was stopped": "시간 예산을 넘겨서 멈췄습니다",
+    # the one sentence of a notebook out of time (sandbox_servers/budget.py's out_of_time)
+    "it ran past its time budget of {seconds} s and was stopped": "시간 예산 {seconds}초를 넘겨서 멈췄습니다",
     "it used up its time budget of {seconds} s of CPU time and was stopped":
         "CPU 시간 예산 {seconds}초를 다 써서 멈췄습니다",
     "its process was ended by {signal}": "프로세스가 {signal} 신호로 끝났습니다",
