@@ -1,5 +1,7 @@
 """Where a learner's computation parts from the reference's, read from the two records of learner_kit.trace.
 
+Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+
 ``locate(learner, reference, inputs)`` compares what the learner's unit and the reference computed on
 the same case, with the same weights, and returns one sentence, or '' where nothing can be said for
 sure. Every statement in it is a comparison of recorded values, made just before it is written:
@@ -24,10 +26,10 @@ runs as a `bmm` on folded operands, whose shapes no learner wrote).
 """
 import torch
 
-from learner_kit.harness import joined as harness_joined
 from learner_kit.i18n import tr
 from learner_kit.steps import labels as step_labels, said
 from learner_kit.trace import SHAPE_ONLY
+from learner_kit.wording import joined
 
 # Operators that draw random numbers (a layer's initial weights): never a place where two computations part
 RANDOM = frozenset({"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_",
@@ -156,7 +158,7 @@ class _Comparison:
             return self._raised_by_python(ops)
         failed = ops[-1]
         given = self._as_written(failed, self.learner)
-        words = harness_joined([self._learner_words(value) for value in given if isinstance(value, torch.Tensor)])
+        words = joined([self._learner_words(value) for value in given if isinstance(value, torch.Tensor)])
         text = tr("the error comes from your {step}, given {values}.", step=_kind(failed), values=words) if words else \
             tr("the error comes from your {step}, which was given no tensor.", step=_kind(failed))
         twin = self._reference_twin(failed, given)
@@ -258,7 +260,7 @@ class _Comparison:
         own = tr("the output of `{name}`", name=self.shown(name))
         saved, self.known = self.known, [(value, words) for value, words in self.known if words != own]
         try:
-            words = harness_joined([self._learner_words(value) for value in given])
+            words = joined([self._learner_words(value) for value in given])
         finally:
             self.known = saved
         if not words:  # nothing recorded of what it was given (a call that raised before its hooks saw it)
@@ -455,7 +457,7 @@ class _Comparison:
             sources = [self._origin(source) for source in op.get("inputs", ())]
             if not all(origin is None or origin[0] != "op" or found[origin[1]] for origin in sources):
                 continue
-            words = harness_joined([self._argument_words(origin, source)
+            words = joined([self._argument_words(origin, source)
                                     for origin, source in zip(sources, op.get("inputs", ())) if origin is not None])
             detail = self._same_operator(op)
             label = self.labels.get(index)

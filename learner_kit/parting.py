@@ -1,6 +1,8 @@
 """Where a unit that its notebook checks itself parts from the reference (the capstone's make_batch, noam_rate and
 greedy_decode), on the cases of the notebook's visible test.
 
+Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+
 Their fingerprints (learner_kit/fingerprints/<unit>.runs.pt, written by autograder/fingerprints.py) hold no known
 mistakes: only those cases, as plain data, and what the reference computed on each (learner_kit.trace's record
 and its results). When a check of the notebook fails with a symptom (wrong values, an error),
@@ -100,7 +102,7 @@ def tensors_of(result):
 
 
 def _call(function, args):
-    from learner_kit.harness import isolated
+    from learner_kit.torch_state import isolated
 
     with isolated():
         try:

@@ -1,5 +1,7 @@
 """What a unit computes on the way to its results, recorded as plain data.
 
+Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+
 A failing unit is run once more with a Recorder around it, and so is the reference on the same
 case; learner_kit.locate compares the two records and says where they part. The record holds:
 
@@ -288,7 +290,7 @@ def traced_call(function, arguments, guard=None):
     checks run units: (result, error, record); the record says "raised" where the call raised."""
     import contextlib
 
-    from learner_kit.harness import isolated
+    from learner_kit.torch_state import isolated
 
     recorder, result, error = Recorder(dict(arguments)), None, None
     with isolated():

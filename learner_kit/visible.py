@@ -1,5 +1,7 @@
 """Visible checks: a learner's unit against numbers stored when the course was built.
 
+Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+
     from learner_kit.visible import check_visible
     check_visible("scaled_dot_product_attention", scaled_dot_product_attention)
 
@@ -23,7 +25,7 @@ from pathlib import Path
 import torch
 
 from learner_kit import explain, harness, i18n, live, show_failure, static_hints
-from learner_kit.harness import Call, Case, Outcome
+from learner_kit.calls import Call, CallOutcome, Case
 from learner_kit.i18n import tr
 from learner_kit.locate import LOCATABLE_IDS, is_located, locate, with_location
 from learner_kit.messages import TestFailed, catalogue_of, format_message
@@ -339,7 +341,7 @@ def case_label(case_data):
 
 
 def _outcome(stored):
-    return Outcome(outputs=stored["outputs"]) if "outputs" in stored else Outcome(error_type=stored["error"])
+    return CallOutcome(outputs=stored["outputs"]) if "outputs" in stored else CallOutcome(error_type=stored["error"])
 
 
 show_failure.watch()  # in JupyterLab, a cell that stops on an error brings its message into view (Run All)

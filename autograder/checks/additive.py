@@ -25,7 +25,7 @@ import torch
 
 from autograder import reference
 from sandbox_servers import probes
-from learner_kit.harness import Case
+from learner_kit.calls import Case
 from learner_kit.i18n import tr
 
 from . import inputs

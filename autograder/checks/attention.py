@@ -14,7 +14,7 @@ from functools import partial
 
 import torch
 
-from learner_kit.harness import Case
+from learner_kit.calls import Case
 from learner_kit.i18n import tr
 
 from . import inputs

@@ -16,7 +16,7 @@ import torch
 
 from autograder import reference
 from learner_kit import harness
-from learner_kit.harness import Call
+from learner_kit.calls import Call
 from learner_kit.i18n import tr
 from learner_kit.locate import LOCATABLE_IDS, locate, with_location
 from learner_kit.messages import format_message

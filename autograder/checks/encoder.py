@@ -39,7 +39,7 @@ from torch import nn
 from autograder import reference
 from learner_kit import harness
 from sandbox_servers import probes
-from learner_kit.harness import Case
+from learner_kit.calls import Case
 from learner_kit.i18n import tr
 
 from . import inputs

@@ -15,7 +15,7 @@ import torch
 from autograder import reference
 from learner_kit import harness
 from sandbox_servers import probes
-from learner_kit.harness import Case
+from learner_kit.calls import Case
 from learner_kit.i18n import tr
 from learner_kit.replay import REARRANGE
 

@@ -9,7 +9,7 @@ from torch import nn
 
 import autograder.checks.core
 import autograder.reference
-import learner_kit.harness
+import learner_kit.verdicts
 
 from . import bug, patched
 from .zoo_heads import MHAViewContiguous, _Base
@@ -133,7 +133,7 @@ def sdpa_with_numpy_allclose_replaced(query, key, value, mask=None, dropout=None
     return _right_sdpa(query, key, value, mask, dropout)
 
 
-@bug(SDPA, "tampering", "values", patch=lambda: patched(learner_kit.harness, "close", _always_true))
+@bug(SDPA, "tampering", "values", patch=lambda: patched(learner_kit.verdicts, "close", _always_true))
 def sdpa_with_the_checks_comparison_replaced(query, key, value, mask=None, dropout=None):
     return query, key
 
@@ -142,7 +142,7 @@ def close(mine, theirs):  # same name as the checks' comparison, so only its fil
     return True
 
 
-@bug(SDPA, "tampering", "values", patch=lambda: patched(learner_kit.harness, "close", close))
+@bug(SDPA, "tampering", "values", patch=lambda: patched(learner_kit.verdicts, "close", close))
 def sdpa_with_a_namesake_comparison(query, key, value, mask=None, dropout=None):
     return query, key
 

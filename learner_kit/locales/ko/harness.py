@@ -1,4 +1,4 @@
-"""Korean: the sentences of learner_kit/harness.py (what a call gave, and what differs from the exercise)."""
+"""Korean: the sentences of the modules split from learner_kit/harness.py: calls, weights, verdicts, naming, learner_errors, wording."""
 
 TRANSLATIONS = {
     # where in a tensor: " at batch 0, head 1, query 2, key 3"
