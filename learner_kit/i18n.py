@@ -1,5 +1,7 @@
 """The language a learner reads: English (the source text) or Korean.
 
+Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+
 Every sentence a learner can see is written in English where it is made, wrapped in
 ``tr``: ``tr("Built with n_layers={n}, `layers` holds {count} layers.", n=n, count=count)``.
 Its translations live in tables keyed by that English template, as gettext keys its

@@ -1,5 +1,7 @@
 """Every message a check can show a learner, by misconception id.
 
+Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+
 One catalogue for the visible checks (learner_kit.visible) and the hidden ones
 (autograder.checks): id -> (what is wrong, in one line; why it matters and a hint, in a
 sentence or two). The ids are those of ../shared/COURSE.md section 4, plus four generic
