@@ -53,8 +53,8 @@ class UnitProgress:
     detail: str = ""  # for FAILING and MISSING: the first line of the message, or why
 
 
-class CellTimeout(Exception):
-    pass
+class ProgressCellTimedOut(Exception):
+    """Raised by ``_time_limit``'s alarm: a cell run for the progress table went past its time (CELL_TIMEOUT_S)."""
 
 
 def find_workspace(start=None) -> Path:
@@ -138,13 +138,13 @@ def plan(cells):
 
 @contextlib.contextmanager
 def _time_limit(seconds):
-    """Raise CellTimeout in the code run inside after ``seconds`` (main thread only; elsewhere no limit)."""
+    """Raise ProgressCellTimedOut in the code run inside after ``seconds`` (main thread only; elsewhere no limit)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
         yield
         return
 
     def stop(signum, frame):
-        raise CellTimeout()
+        raise ProgressCellTimedOut()
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.alarm(seconds)
@@ -164,7 +164,7 @@ def _run(source, namespace, label, timeout):
                 live.quiet():
             exec(compile(source, label, "exec"), namespace)
         return None
-    except CellTimeout:
+    except ProgressCellTimedOut:
         return tr("TimeoutError: the cell ran longer than {timeout} s", timeout=timeout)
     except NotImplementedError:
         return "[not-implemented]"

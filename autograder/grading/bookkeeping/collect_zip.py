@@ -292,7 +292,8 @@ class Destination:
 
 
 @dataclass
-class Outcome:
+class CollectResult:
+    """What one collect-zip run did with its downloads (``collect``'s result)."""
     laid_out: list  # (destination, from)
     already: list  # destinations that held the same notebook already
     left_out: list  # (file in the download, why)
@@ -307,15 +308,15 @@ class Collector:
     def __init__(self, roster, out: Path, known, lms=None, budget=None):
         self.index, self.out, self.known, self.lms = Roster(roster), Path(out), known, lms
         self.budget = budget or Budget()
-        self.outcome = Outcome([], [], [], [])
+        self.result = CollectResult([], [], [], [])
         self.destinations = {}  # Path -> Destination
         self.staging = None
 
     def find(self, kind, download, file, why, **about):
         finding = Finding(kind, download, file, why, **about)
-        self.outcome.findings.append(finding)
+        self.result.findings.append(finding)
         if kind != "late":
-            self.outcome.left_out.append((finding.where, why))
+            self.result.left_out.append((finding.where, why))
         return finding
 
     def stage(self):
@@ -332,17 +333,17 @@ class Collector:
         finally:
             if self.staging is not None:
                 shutil.rmtree(self.staging, ignore_errors=True)
-        return self.outcome
+        return self.result
 
     def read_download(self, download: Path):
         name, copy = download.name, 1
-        while name in self.outcome.downloads:  # two downloads of one name (from two folders): told apart
+        while name in self.result.downloads:  # two downloads of one name (from two folders): told apart
             copy += 1
             name = f"{download.name} ({copy})"
         with zipfile.ZipFile(download) as archive:
             infos = [i for i in archive.infolist() if not i.is_dir()]
             shape = self.lms or detect([i.filename for i in infos])
-            self.outcome.downloads[name] = {"lms": shape or "", "laid_out": []}
+            self.result.downloads[name] = {"lms": shape or "", "laid_out": []}
             for info in infos:
                 self.read_member(archive, info, name, shape)
 
@@ -500,7 +501,7 @@ class Collector:
             student, assignment = first.student, first.assignment
             if slot.late and (student, assignment) not in late_said:
                 late_said.add((student, assignment))
-                self.outcome.late.append((student, assignment))
+                self.result.late.append((student, assignment))
                 self.find("late", first.download, first.file, f"marked late by {first.lms} (its _LATE): no submission "
                           "time is in its download, so no timestamp.txt is written; apply a late penalty by hand",
                           student=student, assignment=assignment, notebook=first.notebook, lms=first.lms)
@@ -533,8 +534,8 @@ class Collector:
         if destination.exists() or destination.is_symlink():
             if (destination.is_file() and not destination.is_symlink()
                     and file_digest(destination) == slot.files[0][1]):
-                self.outcome.already.append(destination)
-                self.outcome.downloads[first.download]["laid_out"].append({**record, "already": True})
+                self.result.already.append(destination)
+                self.result.downloads[first.download]["laid_out"].append({**record, "already": True})
             else:
                 self.find("kept", first.download, first.file, f"{destination} exists with other content: it is kept "
                           "(move it away to take the download's)", student=first.student,
@@ -544,20 +545,20 @@ class Collector:
         destination.parent.mkdir(parents=True, exist_ok=True)
         os.replace(slot.staged, destination)
         slot.staged = None
-        self.outcome.laid_out.append((destination, first.where))
-        self.outcome.downloads[first.download]["laid_out"].append(record)
+        self.result.laid_out.append((destination, first.where))
+        self.result.downloads[first.download]["laid_out"].append(record)
 
 
 def collect(downloads, roster, out: Path, known, lms=None, budget=None):
     """Lay the notebooks of ``downloads`` (zip files) out under ``out`` as out/<student>/<assignment>/<notebook>;
     ``roster``: lms_export.read_roster's; ``known``: course_notebooks'; ``lms``: CANVAS, MOODLE or None (each
-    download's own shape). Returns an Outcome; writes nothing doubtful; keeps the findings (``write_findings``)."""
-    outcome = Collector(roster, out, known, lms, budget).run(downloads)
-    write_findings(Path(out), outcome)
-    return outcome
+    download's own shape). Returns a CollectResult; writes nothing doubtful; keeps the findings (``write_findings``)."""
+    result = Collector(roster, out, known, lms, budget).run(downloads)
+    write_findings(Path(out), result)
+    return result
 
 
-def write_findings(out: Path, outcome):
+def write_findings(out: Path, result):
     """``out``/.collect-zip.json: this run's findings per download, beside those of earlier runs' other downloads
     (a download collected again replaces its own). Its shape: lms_export.read_findings."""
     path = out / FINDINGS_FILE
@@ -569,9 +570,9 @@ def write_findings(out: Path, outcome):
     except (OSError, ValueError):
         pass  # none yet, or not ours: written anew
     when = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    for name, about in outcome.downloads.items():
+    for name, about in result.downloads.items():
         kept[name] = {"lms": about["lms"], "collected": when, "laid_out": about["laid_out"],
-                      "findings": [f.to_json() for f in outcome.findings if f.download == name]}
+                      "findings": [f.to_json() for f in result.findings if f.download == name]}
     data = {"format": FINDINGS_FORMAT,
             "about": "what autograder collect-zip found in each LMS download laid out here (kinds: "
                      + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + ")",

@@ -32,8 +32,8 @@ def nbgrader_meta(cell):
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
-def classify(cell):
-    """A notebook cell as a :class:`Cell` (None for Markdown and raw cells)."""
+def as_cell(cell):
+    """A notebook cell as a :class:`Cell`, of its kind (None for Markdown and raw cells)."""
     if cell.get("cell_type") != "code":
         return None
     meta = nbgrader_meta(cell)
@@ -50,7 +50,7 @@ def classify(cell):
 
 def load_notebook(assignment, path: Path) -> SourceNotebook:
     nb = nbformat.read(str(path), as_version=4)
-    cells = tuple(c for c in map(classify, nb.cells) if c is not None)
+    cells = tuple(c for c in map(as_cell, nb.cells) if c is not None)
     return SourceNotebook(assignment, path.stem, path, cells)
 
 

@@ -25,7 +25,7 @@ from autograder.grading.run.judge import (
 )
 from autograder.grading.run.stages import RUN, SANDBOX, UNIT_SERVER, VERDICTS, stage
 from autograder.grading.bookkeeping.recorded_run import shown_outputs
-from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, classify
+from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, as_cell as classify
 from learner_kit.i18n import notebook_language, speaking, tr
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
