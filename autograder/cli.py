@@ -22,6 +22,7 @@ from pathlib import Path
 
 from autograder.grading.run import slurm
 from autograder.paths import SOLUTIONS
+from sandbox_servers import budget
 
 
 def escaped(text):
@@ -54,8 +55,7 @@ def build_parser():
     grade.add_argument("--source", type=Path, default=SOLUTIONS, help="source notebooks with hidden tests (default solutions/)")
     grade.add_argument("--db-url", help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db)")
     grade.add_argument("--timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py's Execute.timeout)")
-    grade.add_argument("--budget", type=int, default=120,
-                       help="seconds one notebook may run in all, added cells included (default 120)")
+    grade.add_argument("--budget", type=int, default=budget.DEFAULT_S, help=budget.HELP)
     grade.add_argument("--fresh", action="store_true", help="grade everything again, even submissions graded before")
     grade.add_argument("--table", action="store_true", help="print the grade table at the end, on stdout")
     grade.add_argument("--no-sandbox", action="store_true",

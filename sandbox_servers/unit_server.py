@@ -51,12 +51,13 @@ SANDBOX_SHARED = ("/dev/shm", "/dev/mqueue")  # the sandbox's own shared memory 
 POLL_S = 0.05  # how often the server looks at its child: ended, to be killed, over its memory
 
 
-class CellTimeout(BaseException):
-    """A cell ran past its time limit (a BaseException, so `except Exception` does not swallow it)."""
+class CellOutOfTime(BaseException):
+    """A cell ran past its own time limit (--timeout: SIGALRM, not the notebook's budget; a BaseException, so
+    `except Exception` does not swallow it; learner_kit.progress.ProgressCellTimedOut is the learner's own)."""
 
 
 def _on_alarm(signum, frame):
-    raise CellTimeout()
+    raise CellOutOfTime()
 
 
 def without_magics(source):
@@ -204,7 +205,7 @@ def run_cell(source, label, namespace, timeout, outputs=None, whole=False):
                 display(value)
         show_figures()
         return None
-    except CellTimeout:
+    except CellOutOfTime:
         failure = f"TimeoutError: the cell ran longer than {timeout} s"
     except BaseException as error:  # learners' code may raise anything, SystemExit included
         text = "".join(traceback.format_exception_only(type(error), error)).strip() or type(error).__name__
@@ -499,8 +500,10 @@ def become_child(request, sync, control, wire):
                     os.close(fd)
                 except OSError:
                     pass
+        from sandbox_servers.budget import NotebookBudget
+
         limits = request["limits"]  # memory: watched by the server (resident, not address space: see serve)
-        resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 5))
+        resource.setrlimit(resource.RLIMIT_CPU, NotebookBudget.from_limits(limits).rlimit_cpu)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_mb"] * MB,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.makedirs(request["workdir"], exist_ok=True)
@@ -548,15 +551,15 @@ def memory_used(child, pid_namespace, limit):
     return processes.resident_bytes(processes.learner_pids(sessions=None if pid_namespace else {child}), limit)
 
 
-def wait_for_child(pid, control, memory_bytes, pid_namespace, cgroup=None, cpu_s=None):
+def wait_for_child(pid, control, memory_bytes, pid_namespace, cgroup=None, budget=None):
     """The child's wait status once it has ended, and why the server ended it ("memory", "time", or None).
 
     It is killed when the grader asks (control), when the notebook's processes hold more than ``memory_bytes``,
-    or when together they have used ``cpu_s`` seconds of CPU time. Where the notebook has a cgroup of its own
-    (processes.NotebookCgroup), the kernel counts both and enforces the memory limit itself (its OOM killer acts
-    in that cgroup, and tells the server through an eventfd); elsewhere the resident memory of the notebook's
-    processes is looked at every POLL_S (a limit on address space, RLIMIT_AS, would fail right answers where
-    torch maps gigabytes it never uses: PyPI's CUDA build)."""
+    or when together they have used the CPU time of their ``budget`` (sandbox_servers.budget.NotebookBudget). Where
+    the notebook has a cgroup of its own (processes.NotebookCgroup), the kernel counts both and enforces the memory
+    limit itself (its OOM killer acts in that cgroup, and tells the server through an eventfd); elsewhere the
+    resident memory of the notebook's processes is looked at every POLL_S (a limit on address space, RLIMIT_AS,
+    would fail right answers where torch maps gigabytes it never uses: PyPI's CUDA build)."""
     from sandbox_servers import processes
 
     reason, next_look = None, 0.0
@@ -574,7 +577,7 @@ def wait_for_child(pid, control, memory_bytes, pid_namespace, cgroup=None, cpu_s
         if reason is None and counted and (events and events[0] in ready or cgroup.oom_kills()):
             reason = "memory"  # the kernel stopped one of them at the limit: the notebook goes
             processes.kill_session(pid)
-        if reason is None and cpu_s and cgroup is not None and (cgroup.cpu_seconds() or 0) > cpu_s:
+        if reason is None and budget and cgroup is not None and (cgroup.cpu_seconds() or 0) > budget.cpu_limit_s:
             reason = "time"  # the CPU time of all its processes, as the kernel counts it
             processes.kill_session(pid)
         if reason is None and memory_bytes and not counted and time.monotonic() >= next_look:
@@ -591,6 +594,7 @@ def wait_for_child(pid, control, memory_bytes, pid_namespace, cgroup=None, cpu_s
 
 def serve(control, pid_namespace, wire, cgroup=None):
     from sandbox_servers import processes
+    from sandbox_servers.budget import NotebookBudget
 
     processes.set_dumpable(False)
     if pid_namespace:  # in a sandbox of its own
@@ -619,7 +623,8 @@ def serve(control, pid_namespace, wire, cgroup=None):
         os.write(sync_write, b"go")
         os.close(sync_write)
         status, reason = wait_for_child(pid, control, request["limits"].get("memory_mb", 0) * MB, pid_namespace,
-                                        cgroup, request["limits"].get("cpu_s") if cgroup is not None else None)
+                                        cgroup, NotebookBudget.from_limits(request["limits"]) if cgroup is not None
+                                        else None)
         processes.kill_session(pid)
         if pid_namespace:  # every other process in this pid namespace is the learner's
             processes.kill_all_others()

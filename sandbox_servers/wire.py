@@ -83,7 +83,7 @@ def decode_reply(payload: bytes):
     try:
         for structure in _pickles(payload):
             _check_pickle(structure)
-        return _checked(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=True), _Budget())
+        return _checked(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=True), ElementQuota())
     except ChannelClosed:
         raise
     except Exception as error:  # anything unreadable is the sender's fault
@@ -115,8 +115,9 @@ def _expect(condition, reason):
         raise ChannelClosed(reason)
 
 
-class _Budget:
-    """What the rest of one reply may still hold: values visited and tensor elements."""
+class ElementQuota:
+    """What the rest of one reply may still hold: values visited and tensor elements (not the notebook's time
+    budget, sandbox_servers/budget.py)."""
 
     def __init__(self):
         self.values, self.elements = MAX_VALUES, MAX_ELEMENTS
@@ -130,28 +131,31 @@ class _Budget:
         _expect(self.elements >= 0, f"a reply of more than {MAX_ELEMENTS} tensor elements")
 
 
-def _checked(value, budget, depth=0):
+_Budget = ElementQuota  # its former name (tests/test_wire_hostile.py)
+
+
+def _checked(value, quota, depth=0):
     """``value`` rebuilt as a tree of fresh containers, once its type and size are checked.
 
     Types are compared by identity (nothing of the sender's is hashed or compared). The recursion is as
     deep as MAX_DEPTH at most, whatever the reply.
     """
-    budget.visit()
+    quota.visit()
     within = _plain_value(value)
     if within is not None:
         _expect(within, "an int or a string out of bounds in a reply")
         return value
     kind = type(value)
     if kind is torch.Tensor:
-        return _checked_tensor(value, budget)
+        return _checked_tensor(value, quota)
     _expect(depth < MAX_DEPTH, f"a reply nested more than {MAX_DEPTH} deep")
     if kind is list:
-        return [_checked(item, budget, depth + 1) for item in value]
+        return [_checked(item, quota, depth + 1) for item in value]
     if kind is tuple:
-        return tuple(_checked(item, budget, depth + 1) for item in value)
+        return tuple(_checked(item, quota, depth + 1) for item in value)
     if kind is dict:
         _expect(all(type(key) is str for key in value), "a dict key that is not a string in a reply")
-        return {_checked(key, budget, depth + 1): _checked(item, budget, depth + 1) for key, item in value.items()}
+        return {_checked(key, quota, depth + 1): _checked(item, quota, depth + 1) for key, item in value.items()}
     raise ChannelClosed(f"a value of type {kind.__name__} in a reply")
 
 
@@ -165,7 +169,7 @@ def _plain_value(value):
     return True if any(kind is atom for atom in _ATOMS) else None
 
 
-def _checked_tensor(tensor, budget):
+def _checked_tensor(tensor, quota):
     """A fresh contiguous copy (a plain tensor owning its storage) of a tensor a reply may hold.
 
     Dense, on the CPU (or meta), of a number or bool dtype, not requiring grad, and no bigger than its
@@ -176,7 +180,7 @@ def _checked_tensor(tensor, budget):
     _expect(tensor.device.type in TENSOR_DEVICES, f"a tensor on {tensor.device.type} in a reply")
     _expect(tensor.dtype in TENSOR_DTYPES, f"a tensor of {tensor.dtype} in a reply")
     _expect(not tensor.requires_grad, "a tensor that requires grad in a reply")
-    budget.take_elements(tensor.numel())
+    quota.take_elements(tensor.numel())
     _expect(all(stride != 0 or size <= 1 for size, stride in zip(tensor.shape, tensor.stride())),
             "a tensor that repeats its data (stride 0) in a reply")
     _expect(tensor.untyped_storage().nbytes() >= tensor.numel() * tensor.element_size(),

@@ -11,6 +11,7 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.paths import ROOT, SOLUTIONS
+from sandbox_servers import budget
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class Settings:
     cell_timeout: int | None = None  # None: nbgrader_config.py's Execute.timeout
     kernel_memory_mb: int = 4096  # resident memory (not address space) of each grading kernel, with its processes
     verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
-    notebook_budget_s: int = 120  # wall-clock budget of one notebook, in the kernel and in the judge's run each
+    notebook_budget_s: int = budget.DEFAULT_S  # --budget: sandbox_servers.budget.HELP says what it counts
     sandbox: bool = True  # learners' code runs in bubblewrap (sandbox.py); False only with --no-sandbox
     # nbgrader's kernel runs each notebook too, after the one run that decides (--kernel-run): a second
     # opinion that can only lower a score, at about twice the time (worker.py)

@@ -33,6 +33,7 @@ from autograder.grading.run import sandbox
 from autograder.grading.run.limits import kill_group, limiter
 from autograder.paths import ROOT
 from sandbox_servers import processes
+from sandbox_servers.budget import NotebookBudget
 
 KERNEL_FILE_MB = 64  # the largest file a grading kernel may write (RLIMIT_FSIZE)
 SHARED_BYTES = 64 * 2**20  # what the kernels may write into the socket folder they share with the grader
@@ -53,7 +54,7 @@ class KernelServer:
 
     def __init__(self):
         self.process = self.channel = self.stream = None
-        self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = True, None, None, None
+        self.sandboxed, self.ipc_dir, self.budget, self.memory_mb = True, None, None, None
         self.time_left_s = None
         # a pids cgroup only: a memory limit on the whole sandbox would charge it the page cache of what the kernels
         # write into the shared folder, and stall it near the limit (the watchdog keeps the kernels' memory)
@@ -63,9 +64,11 @@ class KernelServer:
         self.shut = False  # the worker is going: no new server (shut_down)
 
     def configure(self, sandboxed, ipc_dir: Path, budget_s=None, memory_mb=None):
-        """Sandboxed or not, the folder shared for the kernels' sockets, the wall-clock budget of one
-        notebook, and the memory its processes may hold (resident, in MiB: the watchdog's limit)."""
-        self.sandboxed, self.ipc_dir, self.budget_s, self.memory_mb = sandboxed, Path(ipc_dir), budget_s, memory_mb
+        """Sandboxed or not, the folder shared for the kernels' sockets, the budget of one notebook (seconds,
+        sandbox_servers.budget: here on the wall clock, none counts a kernel's CPU time), and the memory its
+        processes may hold (resident, in MiB: the watchdog's limit)."""
+        self.sandboxed, self.ipc_dir, self.memory_mb = sandboxed, Path(ipc_dir), memory_mb
+        self.budget = NotebookBudget(budget_s) if budget_s else None
         self.time_left_s = None  # what is left of the notebook's budget for the next kernel (None: all of it)
         self.shut = False
         self.ipc_dir.mkdir(parents=True, exist_ok=True)
@@ -252,7 +255,7 @@ def ipykernel_args(cmd):
 
 
 class Watchdog(threading.Thread):
-    """Stops a kernel that outruns the notebook's wall-clock budget, holds more memory than the settings'
+    """Stops a kernel that outruns the notebook's budget (on the wall clock), holds more memory than the settings'
     kernel_memory_mb, or fills the shared socket folder; each check every POLL_S.
 
     Memory is what the server counts (kernel_server.Server.memory): resident memory, not address
@@ -267,8 +270,10 @@ class Watchdog(threading.Thread):
     def __init__(self, process, server):
         super().__init__(daemon=True)
         self.process, self.server, self.stopped = process, server, threading.Event()
-        left = server.time_left_s if server.time_left_s is not None else server.budget_s
-        self.deadline = time.monotonic() + left if server.budget_s else None
+        budget = server.budget
+        if budget is not None and server.time_left_s is not None:
+            budget = NotebookBudget(server.time_left_s)  # what the judge's run left of it
+        self.deadline = budget.deadline(time.monotonic()) if budget is not None else None
         self.start()
 
     def run(self):
@@ -281,9 +286,9 @@ class Watchdog(threading.Thread):
     def over_time(self):
         """(why, error) once the notebook is past its budget, else None (the other checks alike)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
-            budget = self.server.budget_s
-            return (f"the notebook ran past its time budget of {budget} s",
-                    f"TimeoutError: the notebook ran past its time budget of {budget} s and was stopped")
+            budget = self.server.budget
+            return (f"the notebook ran past its time budget of {budget.seconds} s",
+                    f"TimeoutError: {budget.out_of_time()}")
         return None
 
     def over_shared(self):

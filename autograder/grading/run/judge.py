@@ -32,6 +32,8 @@ import torch
 from autograder.grading.run.limits import kill_group
 from learner_kit import harness, static_hints
 from sandbox_servers import wire
+from sandbox_servers.budget import NotebookBudget, out_of_time
+from sandbox_servers.budget import WALL_BACKSTOP  # noqa: F401  (its former home: tests import it from here)
 from learner_kit.i18n import tr
 from sandbox_servers.unit_server import PREAMBLE
 
@@ -152,6 +154,7 @@ class UnitServer:
 
     def notebook(self, cells, cell_timeout, limits, budget_s, language="en", cuda=False):
         """A Session on a fresh child that has run ``cells``; SessionFailure when that child cannot be had.
+        ``budget_s``: what is left of the notebook's budget (sandbox_servers.budget), its wall-clock limit here.
 
         With ``cuda`` (this process has a GPU), the child tries CUDA itself and says whether it can use it.
         """
@@ -170,9 +173,9 @@ class UnitServer:
         # The budget starts with the notebook's child. Where the kernel counts the notebook's CPU time (its cgroup),
         # the server stops it at that budget, and the clock here is only a backstop: a busy grading machine, or
         # the grader's own work between requests, costs the learner nothing.
-        session = Session(self, time.monotonic() + budget_s * (WALL_BACKSTOP if started.get("cpu_counted") is True
-                                                               else 1), limits)
-        session.cpu_counted = started.get("cpu_counted") is True
+        cpu_counted = started.get("cpu_counted") is True
+        session = Session(self, NotebookBudget(budget_s).deadline(time.monotonic(), cpu_counted), limits)
+        session.cpu_counted = cpu_counted
         session.cells = list(cells)
         loaded = session.receive_reply(None)
         session.cuda = isinstance(loaded, dict) and loaded.get("cuda") is True
@@ -221,7 +224,7 @@ class Session:
             try:
                 reply = self.server.receive(self.deadline)
             except wire.ChannelClosed as error:
-                reason = ("it ran past its time budget and was stopped" if time.monotonic() >= self.deadline
+                reason = (out_of_time_of(self.limits) if time.monotonic() >= self.deadline
                           else f"its process stopped answering ({error})")
                 self._stop(reason)
                 raise SessionFailure(reason) from None
@@ -282,10 +285,10 @@ class Session:
         self._stop("ended", kill=False)
 
 
-# Where the kernel counts a notebook's CPU time, the wall clock stops it only after this many budgets (a
-# notebook that sleeps, or waits on a lock, uses no CPU): generous, since a grading machine under load
-# may run a notebook's CPU seconds several times slower than they pass on the clock.
-WALL_BACKSTOP = 2
+def out_of_time_of(limits):
+    """The learner's sentence for a notebook out of its budget, the one its request's ``limits`` carried."""
+    budget = NotebookBudget.from_limits(limits)
+    return budget.out_of_time() if budget else out_of_time("?")
 
 
 def exit_reason(reply, limits):
@@ -294,8 +297,7 @@ def exit_reason(reply, limits):
     if reply.get("reason") == "memory":
         return tr("it held more than {mb} MiB of memory and was stopped", mb=limits.get("memory_mb", "?"))
     if reply.get("reason") == "time" or status == -signal.SIGXCPU:  # the cgroup's count, or one process's rlimit
-        return tr("it used up its time budget of {seconds} s of CPU time and was stopped",
-                  seconds=limits.get("cpu_s", "?"))
+        return out_of_time_of(limits)
     if isinstance(status, int) and status < 0:
         try:
             name = signal.Signals(-status).name

@@ -3,6 +3,8 @@ import os
 import resource
 import signal
 
+from sandbox_servers.budget import NotebookBudget
+
 MB = 1024 * 1024
 
 
@@ -13,7 +15,7 @@ def limiter(memory_mb=None, cpu_s=None, file_mb=None):
         if memory_mb:
             resource.setrlimit(resource.RLIMIT_AS, (memory_mb * MB, memory_mb * MB))
         if cpu_s:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
+            resource.setrlimit(resource.RLIMIT_CPU, NotebookBudget(cpu_s).rlimit_cpu)
         if file_mb:
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_mb * MB, file_mb * MB))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -16,7 +16,6 @@ import traceback
 
 from autograder.grading.run import sandbox
 from autograder.grading.run.judge import (
-    WALL_BACKSTOP,
     SessionFailure,
     UnitServer,
     Verdict,
@@ -27,6 +26,7 @@ from autograder.grading.run.stages import RUN, SANDBOX, UNIT_SERVER, VERDICTS, s
 from autograder.grading.bookkeeping.recorded_run import shown_outputs
 from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, as_cell as classify
 from learner_kit.i18n import notebook_language, speaking, tr
+from sandbox_servers.budget import NotebookBudget
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 MAX_MESSAGE = 2000
@@ -148,15 +148,16 @@ class Verifier:
             return self._verify(source_notebook, submitted_notebook, language)
 
     def _verify(self, source_notebook, submitted_notebook, language):
-        limits = {"memory_mb": self.settings.verifier_memory_mb, "cpu_s": self.settings.notebook_budget_s, "file_mb": 64}
+        budget = NotebookBudget.of(self.settings)
+        limits = budget.limits(memory_mb=self.settings.verifier_memory_mb, file_mb=64)
         graded = source_notebook.graded
-        run = NotebookRun(self.server, self.cell_timeout, limits, self.settings.notebook_budget_s, language)
+        run = NotebookRun(self.server, self.cell_timeout, limits, budget.seconds, language)
         self.out_of_time = False  # whether this notebook's run used its whole budget (worker.py then skips the kernel)
         self.run = run
         try:
             run.start()
         except SessionFailure as failure:
-            self.out_of_time = time.monotonic() >= run.deadline or run.out_of_cpu
+            self.out_of_time = run.out_of_time()
             why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
             return {cell.grade_id: (False, why) for cell in graded}
         verdicts, broken = {}, {}
@@ -173,7 +174,7 @@ class Verifier:
         finally:
             with stage(SANDBOX):
                 run.end()
-            self.out_of_time = time.monotonic() >= run.deadline or run.out_of_cpu
+            self.out_of_time = run.out_of_time()
         return verdicts
 
     def _judge_cells(self, run, graded, broken):
@@ -223,8 +224,9 @@ class NotebookRun:
 
     def __init__(self, server, cell_timeout, limits, budget_s, language):
         self.server, self.cell_timeout, self.limits, self.language = server, cell_timeout, limits, language
+        self.budget = NotebookBudget(budget_s)  # one budget for the notebook, restarts included
         self.begun = time.monotonic()
-        self.deadline = self.begun + budget_s  # one budget for the notebook, restarts included
+        self.deadline = self.budget.deadline(self.begun)
         self.backstop = False  # whether the deadline became the wall clock's backstop (start())
         self.cells = []  # every cell the child has run, in order
         self.outputs = {}  # {key: [nbformat outputs]} of the cells sent with a "key" (keep_outputs)
@@ -236,7 +238,7 @@ class NotebookRun:
 
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise SessionFailure(tr("it ran past its time budget and was stopped"))
+            raise SessionFailure(self.budget.out_of_time())
         gpu = torch.cuda.is_available()
         # stages.py: the first notebook of a server waits for it to start (torch imported): once per worker
         with stage(SANDBOX if self.server.started else UNIT_SERVER):
@@ -244,11 +246,15 @@ class NotebookRun:
                                                    self.language, cuda=gpu)
         if self.session.cpu_counted and not self.backstop:  # the CPU-time budget rules; the clock is a backstop
             self.backstop = True
-            self.deadline = self.begun + (self.deadline - self.begun) * WALL_BACKSTOP
+            self.deadline = self.budget.deadline(self.begun, cpu_counted=True)
         self.units = {}  # RemoteUnits of the previous child are gone with it
         if gpu and not self.session.cuda and not self.restarts:
             print("  the grader has a GPU, but the notebook's process cannot use it (sandbox, driver): "
                   "the device aspect runs on the CPU and the meta device only", flush=True)
+
+    def out_of_time(self):
+        """Whether this notebook's run used its whole budget: the wall clock's deadline passed, or its CPU time."""
+        return time.monotonic() >= self.deadline or self.out_of_cpu
 
     @property
     def out_of_cpu(self):

@@ -32,6 +32,7 @@ from autograder.grading.bookkeeping.scratch import ScratchCourse
 from autograder.grading.bookkeeping.source import load_assignment
 from autograder.grading.run.verify import Verifier
 from learner_kit.i18n import notebook_language, speaking, tr
+from sandbox_servers.budget import NotebookBudget
 
 IMPORT_S = time.perf_counter() - _IMPORT_BEGUN
 
@@ -182,7 +183,8 @@ class GradingWorker:
                 spent = max(spent, time.monotonic() - started)
                 out_of_time = out_of_time or self.verifier.out_of_time
         if self.settings.kernel_run:
-            failure = self._kernel_run(packed, notebooks, course, self.settings.notebook_budget_s - spent, out_of_time)
+            left_s = NotebookBudget.of(self.settings).left_s(spent)
+            failure = self._kernel_run(packed, notebooks, course, left_s, out_of_time)
         else:
             failure = self._recorded_run(packed, notebooks, course, {
                 name: (outputs_with_stop_note(run), verdicts[name]) for name, run in runs.items()})
@@ -228,8 +230,7 @@ class GradingWorker:
         if out_of_time or left_s < MIN_KERNEL_RUN_S:
             course.forget(packed)
             print(f"  nbgrader autograde: not run ({max(left_s, 0):.0f} s of the budget left)", flush=True)
-            return tr("the notebook's code ran past its time budget of {budget} s where it was judged, so it was not "
-                      "run again", budget=self.settings.notebook_budget_s)
+            return NotebookBudget.of(self.settings).out_of_time()  # where it was judged: not run again
         KERNELS.stopped, KERNELS.time_left_s = None, left_s
         try:
             with timed("nbgrader autograde"), stage(AUTOGRADE):

@@ -22,15 +22,10 @@ TRANSLATIONS = {
     "no points depend on them.":
         "출력을 보여 주려고 노트북을 실행하다가 멈췄습니다 ({why}). 그 뒤의 셀은 출력이 없습니다. "
         "점수는 이 출력과 상관없습니다.",
-    "the notebook's code ran past its time budget of {budget} s where it was judged, so it was not run again":
-        "채점하는 동안 노트북의 코드가 시간 예산 {budget}초를 넘겨서, 다시 실행하지 않았습니다",
     "it held more than {mb} MiB of memory and was stopped":
         "메모리를 {mb} MiB 넘게 사용해서 멈췄습니다",
-    "it ran past its time budget and was stopped": "시간 예산을 넘겨서 멈췄습니다",
     # the one sentence of a notebook out of time (sandbox_servers/budget.py's out_of_time)
     "it ran past its time budget of {seconds} s and was stopped": "시간 예산 {seconds}초를 넘겨서 멈췄습니다",
-    "it used up its time budget of {seconds} s of CPU time and was stopped":
-        "CPU 시간 예산 {seconds}초를 다 써서 멈췄습니다",
     "its process was ended by {signal}": "프로세스가 {signal} 신호로 끝났습니다",
     "its process exited (status {status}), e.g. through os._exit":
         "프로세스가 종료되었습니다(상태 {status}). os._exit 같은 호출이 있는지 보세요",
