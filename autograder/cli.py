@@ -174,7 +174,7 @@ def export_with_roster(db_url, out: Path, roster, warn):
 def report_command(args):
     """gradebook.csv first (where there is a gradebook), so that its warnings (the roster's) are in the report too."""
     from autograder.grading.outputs.class_report import ReportError, write_report
-    from autograder.grading.bookkeeping.config import configured_db_url
+    from autograder.grading.bookkeeping.config import configured_course_id, configured_db_url
 
     if args.imported is not None:
         from autograder.grading.outputs.lms_export import keep_findings
@@ -196,7 +196,7 @@ def report_command(args):
     for warning in warnings:
         say(f"warning: {warning}")
     try:
-        page = write_report(args.out, extra_warnings=warnings)
+        page = write_report(args.out, extra_warnings=warnings, course=configured_course_id())
     except ReportError as error:
         say(f"autograder: {error}")
         return 2

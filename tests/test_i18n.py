@@ -122,8 +122,8 @@ def test_the_class_report_recognises_korean_grading_messages():
     with i18n.speaking("ko"):
         message = i18n.tr("Not graded: the run of this notebook stopped before this cell ({failure}).", failure="time")
         stopped = i18n.tr(" (the answer cell of {unit} stopped with {error})", unit="LayerNorm", error="TimeoutError")
-    assert class_report.classify([message])[:2] == ("limit", "run stopped")
-    assert class_report.classify(["[shape] ..." + stopped])[:2] == ("limit", "answer cell: TimeoutError")
+    assert class_report.failure_in_messages([message])[:2] == ("limit", "run stopped")
+    assert class_report.failure_in_messages(["[shape] ..." + stopped])[:2] == ("limit", "answer cell: TimeoutError")
 
 
 def test_validate_names_the_failed_cell_in_the_notebook_language():

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.bookkeeping.layout import find_submissions, read_not_graded, why_not_an_id
+from autograder.grading.bookkeeping.layout import find_submissions, why_not_an_id
+from autograder.grading.outputs.report import read_not_graded
 from tests.fixtures.grading_course import SOURCES, write_sources
 
 GRADED = ["a", "alice", "bob"]

@@ -298,5 +298,5 @@ def test_the_graders_words_in_a_learners_error_are_not_a_grading_error(graded):
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "0 notebook(s) hit a grading error" in page or "hit a grading error" not in page
     message = "ValueError: Not graded: internal grading error (the grader broke)"
-    assert class_report.classify([message]) is None
-    assert class_report.classify(["Not graded: internal grading error (KeyError: 'x')."], True)[0] == "grader"
+    assert class_report.failure_in_messages([message]) is None
+    assert class_report.failure_in_messages(["Not graded: internal grading error (KeyError: 'x')."], True)[0] == "grader"

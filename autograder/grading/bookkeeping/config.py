@@ -48,6 +48,16 @@ def configured_db_url():
     return course.CourseDirectory.db_url if "db_url" in course.CourseDirectory else None
 
 
+def configured_course_id():
+    """CourseDirectory.course_id when nbgrader_config.py sets one (the class report's title), else None; a broken
+    nbgrader_config.py is the grader's business, not the report's."""
+    try:
+        course = load_course_config().CourseDirectory
+    except Exception:  # noqa: BLE001
+        return None
+    return str(course.course_id).strip() or None if "course_id" in course else None
+
+
 def configured_scheduler():
     """AutograderGrade.scheduler when nbgrader_config.py sets it (a Dask scheduler's address), else None."""
     course = load_course_config()
@@ -72,6 +82,11 @@ def nbgrader_templates():
     return str(Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates")
 
 
+# --kernel-run's preprocessor, named for nbgrader to import (in the worker, which runs it): bookkeeping does not
+# import the run (.importlinter's grading-layers).
+FORKED_EXECUTE = "autograder.grading.run.forked_kernels.ForkedExecute"
+
+
 def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     """nbgrader configuration for a scratch course directory ``scratch`` with gradebook ``db_url``."""
     from nbgrader.converters import Autograde
@@ -79,7 +94,6 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
 
     from autograder.grading.bookkeeping import preprocessors as feedback
     from autograder.grading.outputs.feedback_exporter import FeedbackExporter
-    from autograder.grading.run.forked_kernels import ForkedExecute
     from autograder.grading.bookkeeping.recorded_run import RecordedRun
 
     config = load_course_config()
@@ -99,7 +113,7 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else None
     steps = steps or Autograde.class_traits()["autograde_preprocessors"].make_dynamic_default()
     # Without --kernel-run, no kernel at all: the outputs of the notebook's one run (recorded_run.py).
-    run = ForkedExecute if settings.kernel_run else RecordedRun
+    run = FORKED_EXECUTE if settings.kernel_run else RecordedRun
     config.Autograde.autograde_preprocessors = [run if step is Execute else step for step in steps]
     # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
     # open: outputs capped in bytes, images (attachments too) in bytes and pixels, and the learner's HTML and

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.outputs.report import NO_NOTEBOOK, read_lines, write_lines
+from autograder.grading.outputs.report import NO_NOTEBOOK
 
 
 @dataclass(frozen=True)
@@ -109,19 +109,6 @@ def misplaced(submitted: Path, known_assignments, submissions):
         return (f"{submitted}: SUBMITTED looks like one student's folder (its folders {', '.join(assignments[:3])} are "
                 f"assignment ids): give its parent, laid out as {LAYOUT}")
     return None
-
-
-NOT_GRADED = Path("logs") / "not-graded.txt"  # under OUT: find_submissions' warnings, for the class report
-
-
-def write_not_graded(out: Path, warnings):
-    """OUT/logs/not-graded.txt: what SUBMITTED holds that this run did not grade, and why (one per line)."""
-    write_lines(out / NOT_GRADED, warnings)
-
-
-def read_not_graded(out: Path):
-    """The lines of OUT/logs/not-graded.txt, or None where there is none (OUT made before it existed)."""
-    return read_lines(out / NOT_GRADED)
 
 
 # The most cells a submitted notebook may have. The grader's bookkeeping around the one run (nbgrader's autograde and

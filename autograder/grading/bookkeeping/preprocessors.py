@@ -4,8 +4,8 @@ import base64
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
 from traitlets import Bool, Integer
 
+from autograder.grading.bookkeeping.grader_output import ERROR_OUTPUT
 from autograder.grading.outputs.feedback_page import FEEDBACK_CSS
-from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT
 from learner_kit.i18n import add_translations, notebook_language, speaking, tr
 
 add_translations("autograder.locales")  # the sentences below in the submission's language

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT, message_output
+from autograder.grading.bookkeeping.grader_output import ERROR_OUTPUT, message_output
 from autograder.grading.bookkeeping.source import nbgrader_meta
 from learner_kit.i18n import tr
 

@@ -6,10 +6,9 @@ from pathlib import Path
 import nbformat
 
 from autograder.grading.bookkeeping.config import scratch_config
+from autograder.grading.bookkeeping.grader_output import ERROR_OUTPUT, message_output
 from autograder.grading.bookkeeping.source import nbgrader_meta
 from autograder.paths import put_python_scripts_on_path
-
-ERROR_OUTPUT = "OutOfKernelCheck"
 
 
 def sqlite_url(path: Path):
@@ -40,11 +39,6 @@ def without_duplicate_ids(notebook):
             del cell.metadata["nbgrader"]
         seen.add(grade_id)
     return notebook
-
-
-def message_output(text):
-    """The grader's message ``text`` as a graded cell's error output (nbgrader scores a cell with one 0)."""
-    return nbformat.v4.new_output("error", ename=ERROR_OUTPUT, evalue=text, traceback=[f"{ERROR_OUTPUT}: {text}"])
 
 
 def add_messages(notebook, messages):

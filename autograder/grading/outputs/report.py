@@ -1,15 +1,27 @@
-"""The run's outputs: OUT/results.json, OUT/grades.csv, the run's warnings, and what the terminal shows."""
+"""The run's outputs: OUT/results.json, OUT/grades.csv, the run's warnings and logs, and what the terminal shows."""
 import csv
 import json
 import re
 import unicodedata
 from pathlib import Path
 
+from autograder.grading.outputs.failures import (
+    NOT_GRADED,
+    record_failure,
+    records_say_failures,
+)
+
 MISCONCEPTION = re.compile(r"\[([a-z][a-z0-9-]*)\]")
 FIELDS = ["student", "assignment", "notebook", "grade_id", "points", "max_points"]
 RUN_WARNINGS = Path("logs") / "warnings.txt"  # under OUT: the run's warnings as the terminal showed them
 NO_NOTEBOOK = "no notebook named"  # how layout.read_notebook starts the reason of a notebook not found under its name
 MESSAGE_CHARS = 300  # of a message, in a terminal line
+NOT_GRADED_LOG = Path("logs") / "not-graded.txt"  # under OUT: what SUBMITTED holds that was not graded, and why
+
+
+def state_file(out: Path, student, assignment):
+    """OUT/state/<student>/<assignment>.json: a submission's saved results (run/state.py writes and reads them)."""
+    return out / "state" / student / f"{assignment}.json"
 
 
 def write_results(out: Path, records):
@@ -65,6 +77,17 @@ def read_lines(path: Path):
         return None
 
 
+def write_not_graded(out: Path, warnings):
+    """OUT/logs/not-graded.txt: what SUBMITTED holds that this run did not grade, and why (layout.find_submissions'
+    warnings, one per line), for the class report."""
+    write_lines(out / NOT_GRADED_LOG, warnings)
+
+
+def read_not_graded(out: Path):
+    """The lines of OUT/logs/not-graded.txt, or None where there is none (OUT made before it existed)."""
+    return read_lines(out / NOT_GRADED_LOG)
+
+
 def totals(records):
     """{(student, assignment): [points, max_points]} in first-seen order."""
     sums = {}
@@ -90,14 +113,13 @@ def grade_table(records):
 
 def stops(records):
     """[(student/assignment, text)]: each notebook of ``records`` that was not graded normally (missing, unreadable,
-    stopped by a limit, a grading error: class_report.classify), once, with what happened."""
-    from autograder.grading.outputs.class_report import classify  # that module imports this one
-
+    stopped by a limit, a grading error: failures.record_failure), once, with what happened."""
+    recorded = records_say_failures(records)
     found = {}
     for r in records:
         where = (f"{r['student']}/{r['assignment']}", r["notebook"])
         if where not in found:
-            problem = classify(r["feedback"], r.get("grader_error") is True)
+            problem = record_failure(r, recorded)
             if problem:
                 named = f"{r['notebook']}.ipynb: " if r["notebook"] != r["assignment"] else ""
                 found[where] = named + stop_text(*problem)
@@ -105,9 +127,7 @@ def stops(records):
 
 
 def stop_text(kind, what, message):
-    """A classified problem (class_report.classify) as the terminal says it."""
-    from autograder.grading.outputs.class_report import NOT_GRADED
-
+    """A notebook's failure (failures.record_failure) as the terminal says it."""
     message = " ".join(message.split())
     for prefix in NOT_GRADED:
         message = message.removeprefix(prefix).strip()

@@ -14,12 +14,13 @@ from pathlib import Path
 
 from autograder.grading.run import sandbox
 from autograder.grading.run.combine import zero_submission
-from autograder.grading.bookkeeping.config import Settings, configured_db_url
+from autograder.grading.bookkeeping.config import Settings, configured_course_id, configured_db_url
 from autograder.grading.outputs.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.outputs.lms_export import FINDINGS_FILE, keep_findings
 from autograder.grading.bookkeeping.gradebook import build_template, prepare_course_gradebook, store_scores, template_cached
-from autograder.grading.bookkeeping.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack, write_not_graded
-from autograder.grading.outputs.report import RUN_WARNINGS, escaped, read_lines, stops, submission_line, write_lines, write_results
+from autograder.grading.bookkeeping.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack
+from autograder.grading.outputs.report import (RUN_WARNINGS, escaped, read_lines, stops, submission_line, write_lines,
+                                              write_not_graded, write_results)
 from autograder.grading.bookkeeping.source import known_assignments, load_assignment
 from autograder.grading.run import stages
 from autograder.grading.run.state import autograded_path, grader_digest, input_key, read_comments, read_state, write_state
@@ -471,7 +472,7 @@ def write_class_outputs(out: Path, records, db_url, log=print, roster=None, warn
     try:
         from autograder.grading.outputs.class_report import write_report
 
-        write_report(out, records)
+        write_report(out, records, course=configured_course_id())
     except Exception as error:  # the report is a view of results.json: never worth losing a run over
         log(f"warning: the class report was not written ({type(error).__name__}: {error}); "
             f"try again with: autograder report {out}")

@@ -5,11 +5,12 @@ import os
 import re
 from pathlib import Path
 
+from autograder.grading.outputs.report import state_file
 from autograder.paths import ROOT
 
 
 def state_path(out: Path, submission):
-    return out / "state" / submission.student / f"{submission.assignment}.json"
+    return state_file(out, submission.student, submission.assignment)
 
 
 def _hash_files(digest, paths, base):
@@ -166,13 +167,3 @@ def read_comments(out: Path, submission):
         return {}
     autograded = data.get("autograded") if isinstance(data, dict) else None
     return autograded if isinstance(autograded, dict) else {}
-
-
-def read_timing(out: Path, student, assignment):
-    """The ``timing`` saved with a submission's results (write_state), or None (no state, or an older one)."""
-    try:
-        data = json.loads((out / "state" / student / f"{assignment}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    timing = data.get("timing") if isinstance(data, dict) else None
-    return timing if isinstance(timing, dict) else None
