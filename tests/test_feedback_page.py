@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.outputs.feedback_page import MATHML, MathBudget, sanitise_html, typeset
+from autograder.grading.outputs.feedback_page import MATHML, MathQuota, sanitise_html, typeset
 from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT
 from tests.test_feedback_sanitiser import Elements, feedback_page
 
@@ -117,7 +117,7 @@ def test_what_cannot_be_typeset_safely_stays_tex():
     assert typeset("{" * 100 + "x" + "}" * 100) is None  # nested deeper than MAX_DEPTH
     assert typeset("x" * 2001) is None
     assert sanitise_html("<p>$x^1^2$</p>") == "<p>$x^1^2$</p>"  # TeX latex2mathml rejects
-    budget = MathBudget(formulas=2)
+    budget = MathQuota(formulas=2)
     assert sanitise_html("<p>$a$ $b$ $c$</p>", budget).count("<math") == 2 and "$c$" in sanitise_html("$c$", budget)
 
 

@@ -153,7 +153,7 @@ MAX_FORMULA_CHARS = 2_000
 MAX_DEPTH = 60
 
 
-class MathBudget:
+class MathQuota:
     """What one page may typeset (about 1 s of work at most): latex2mathml takes about 20 µs a character,
     and a learner's Markdown has no size limit. Past it, the math stays TeX. A course notebook has at most
     about a hundred formulas."""
@@ -224,9 +224,9 @@ class TypesetMath(bleach.html5lib_shim.Filter):
     bleach hands text over in pieces (Characters, and an Entity token for each ``&gt;``): each run of them
     is read as one text, and given back as it came unless a formula in it is typeset."""
 
-    def __init__(self, source, budget):
+    def __init__(self, source, quota):
         super().__init__(source)
-        self.budget = budget
+        self.quota = quota
 
     def __iter__(self):
         verbatim, text = 0, []
@@ -247,7 +247,7 @@ class TypesetMath(bleach.html5lib_shim.Filter):
         typeset_tokens, done = [], 0
         for found in TEX.finditer(text) if "$" in text or "\\" in text else ():
             tex, display = _formula(found)
-            math = typeset(tex, display) if self.budget.take(tex) else None
+            math = typeset(tex, display) if self.quota.take(tex) else None
             if math is None:
                 continue
             if found.start() > done:
@@ -262,40 +262,40 @@ class TypesetMath(bleach.html5lib_shim.Filter):
             yield {"type": "Characters", "data": text[done:]}
 
 
-def _cleaner(budget):
+def _cleaner(quota):
     # Disallowed tags are shown as text (``<script>`` reads as such), comments dropped; then the math.
     return bleach.Cleaner(tags=TAGS, attributes=_allowed_attribute, protocols={"http", "https", "mailto", "data"},
                           css_sanitizer=CSSSanitizer(allowed_css_properties=STYLES), strip=False, strip_comments=True,
-                          filters=[lambda source: TypesetMath(source, budget)])
+                          filters=[lambda source: TypesetMath(source, quota)])
 
 
-def sanitise_html(value, budget=None):
+def sanitise_html(value, quota=None):
     """``value`` (HTML) with only the tags, attributes and styles above: no script, handler, frame, form,
-    style sheet, meta or base tag, javascript: or remote image; its math typeset as MathML (``budget``:
-    what is left of the page's MathBudget, a fresh one by default)."""
+    style sheet, meta or base tag, javascript: or remote image; its math typeset as MathML (``quota``:
+    what is left of the page's MathQuota, a fresh one by default)."""
     text = value.decode() if isinstance(value, bytes) else str(value)
-    return _cleaner(MathBudget() if budget is None else budget).clean(text)
+    return _cleaner(MathQuota() if quota is None else quota).clean(text)
 
 
-def _page_budget(context):
-    """The MathBudget of the page being written (kept in nbconvert's resources, one per notebook)."""
+def _page_quota(context):
+    """The MathQuota of the page being written (kept in nbconvert's resources, one per notebook)."""
     resources = context.get("resources")
     if not isinstance(resources, dict):
-        return MathBudget()
-    return resources.setdefault("feedback_math_budget", MathBudget())
+        return MathQuota()
+    return resources.setdefault("feedback_math_quota", MathQuota())
 
 
 @pass_context
 def clean_html(context, value):
-    """The feedback template's clean_html: sanitise_html within the page's math budget."""
-    return sanitise_html(value, _page_budget(context))
+    """The feedback template's clean_html: sanitise_html within the page's math quota."""
+    return sanitise_html(value, _page_quota(context))
 
 
 @pass_context
 def strip_files_prefix_and_sanitise(context, value):
     """nbconvert's strip_files_prefix, then sanitise_html: the last step of every Markdown rendering in
     nbgrader's feedback template (which never calls clean_html)."""
-    return sanitise_html(strip_files_prefix(value), _page_budget(context))
+    return sanitise_html(strip_files_prefix(value), _page_quota(context))
 
 
 # ---------------------------------------------------------------- the page's own words
