@@ -5,6 +5,11 @@
     autograder collect-zip DOWNLOAD.zip --roster roster.csv [--out submitted] (an LMS's download, as SUBMITTED)
     autograder lti-push OUT [--hub DIR] [--dry-run]                           (the scores into the LMS, LTI 1.3 AGS)
 
+Every option of grade, report and collect-zip is a trait of a class below or of bookkeeping/config.py's Settings and
+Sandbox, its flag made from it (autograder/options.py); docs/options.md lists them all (python -m
+autograder.options_doc). What the command line leaves out, the course's autograder_config.py may set (beside
+nbgrader_config.py: c.AutograderGrade.jobs = 4, c.Sandbox.verifier_memory_mb = 4096), else the default holds.
+
 SUBMITTED is laid out as nbgrader's submitted/ folder (SUBMITTED/<student>/<assignment>/<notebook>.ipynb)
 and is never modified. Writes OUT/results.json, OUT/grades.csv, OUT/feedback/, the class report
 OUT/report.html and OUT/gradebook.csv (its LMS columns filled from --roster where given, with a warning
@@ -20,9 +25,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from traitlets import Bool, Enum, Int, List, Unicode
+from traitlets.config import Configurable
+
+from autograder import options
 from autograder.grading.run import slurm
 from autograder.paths import SOLUTIONS
-from sandbox_servers import budget
 
 
 def escaped(text):
@@ -37,59 +45,123 @@ def say(line):
     print(escaped(line), file=sys.stderr, flush=True)
 
 
-def build_parser():
+ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) and the LMS's Student, ID, SIS User ID, "
+               "SIS Login ID, Section columns (see autograder/grading/README.md)")
+
+
+# The commands' options: each a trait (autograder/options.py says how a trait becomes a flag); docs/options.md is
+# made from them (python -m autograder.options_doc).
+class AutograderGrade(Configurable):
+    """What is graded, where its results go, by how many workers."""
+
+    submitted = Unicode(help="folder laid out as SUBMITTED/<student>/<assignment>/<notebook>.ipynb").tag(
+        flag="submitted", arg_type=Path)
+    out = Unicode(help="where results.json, grades.csv and feedback/ go").tag(flag="--out", arg_type=Path, required=True)
+    jobs = Int(1, help="submissions graded at the same time, by a local Dask cluster of that many workers (default 1); "
+                       "with --slurm, by that many workers in Slurm jobs").tag(config=True, flag="--jobs")
+    scheduler = Unicode(None, allow_none=True, help="grade on an existing Dask cluster (e.g. tcp://10.0.0.5:8786) "
+                                                    "instead of a local one (default: nbgrader_config.py's "
+                                                    "AutograderGrade.scheduler, if set)").tag(
+        config=True, flag="--scheduler", metavar="ADDRESS")
+    db_url = Unicode(None, allow_none=True, help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, "
+                                                 "else OUT/gradebook.db)").tag(config=True, flag="--db-url")
+    fresh = Bool(False, help="grade everything again, even submissions graded before").tag(config=True, flag="--fresh")
+    table = Bool(False, help="print the grade table at the end, on stdout").tag(config=True, flag="--table")
+    roster = Unicode(None, allow_none=True, help=ROSTER_HELP).tag(config=True, flag="--roster", arg_type=Path)
+
+
+class Slurm(Configurable):
+    """Slurm: the grading workers as Slurm jobs (autograder/grading/run/slurm.py)."""
+
+    enabled = Bool(False, help="grade on Slurm: --jobs workers as Slurm jobs (dask-jobqueue), sized from the "
+                               "partition's nodes, replaced when they end; the scheduler runs here "
+                               "(autograder/grading/README.md)").tag(config=True, flag="--slurm")
+    partition = Unicode(None, allow_none=True, help="with --slurm: the partition (default: Slurm's default one)").tag(
+        config=True, flag="--slurm-partition", metavar="P")
+    account = Unicode(None, allow_none=True, help="with --slurm: the account to charge (sbatch -A)").tag(
+        config=True, flag="--slurm-account", metavar="A")
+    walltime = Unicode(slurm.WALLTIME, help=f"with --slurm: each job's time limit (default {slurm.WALLTIME}, at most "
+                                            "the partition's MaxTime); a job that reaches it is replaced").tag(
+        config=True, flag="--slurm-walltime", metavar="T")
+    workers_per_job = Int(None, allow_none=True, help=f"with --slurm: workers per Slurm job (default: up to "
+                                                      f"{slurm.WORKERS_PER_JOB}, as many as a node of the partition "
+                                                      "holds)").tag(config=True, flag="--slurm-workers-per-job",
+                                                                    metavar="K")
+    worker_memory = Unicode(
+        f"{slurm.WORKER_MEMORY // slurm.GiB}G",
+        help=f"with --slurm: memory each worker's share of its job asks for (default {slurm.WORKER_MEMORY // slurm.GiB}G: "
+             "the worker and its sandboxes' servers, 1.5G, and a learner's run at the sandbox's limit, 3-4G, with its "
+             "/tmp; less lets Slurm end a worker whose learner uses memory honestly)").tag(
+        config=True, flag="--slurm-worker-memory", metavar="SIZE")
+    interface = Unicode(None, allow_none=True, help="with --slurm: the network interface the scheduler and workers use "
+                                                    "(e.g. ib0; default: the host's address)").tag(
+        config=True, flag="--slurm-interface", metavar="IF")
+    directives = List(Unicode(), help="with --slurm: one more sbatch directive for the jobs, e.g. "
+                                      "--slurm-option=--qos=short").tag(config=True, flag="--slurm-option",
+                                                                         metavar="DIRECTIVE")
+
+
+class AutograderReport(Configurable):
+    """The class report again, from a grading run's results."""
+
+    out = Unicode(help="the --out folder of autograder grade (holds results.json)").tag(flag="out", arg_type=Path)
+    db_url = Unicode(None, allow_none=True, help="gradebook to export to OUT/gradebook.csv (default: "
+                                                 "nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db "
+                                                 "where it exists)").tag(config=True, flag="--db-url")
+    roster = Unicode(None, allow_none=True, help=ROSTER_HELP).tag(config=True, flag="--roster", arg_type=Path)
+    imported = Unicode(None, allow_none=True, help="the folder collect-zip filled (or its .collect-zip.json): what the "
+                                                   "import found (late, left out) goes into the report and "
+                                                   "gradebook.csv, and is kept in OUT for later reports").tag(
+        config=True, flag="--imported", metavar="SUBMITTED", arg_type=Path)
+
+
+class AutograderCollectZip(Configurable):
+    """An LMS's bulk download laid out as SUBMITTED."""
+
+    downloads = List(Unicode(), help="the LMS's download of an assignment's submissions (several: one per "
+                                     "assignment)").tag(flag="downloads", nargs="+", metavar="DOWNLOAD.zip", arg_type=Path)
+    roster = Unicode(help="CSV with student_id (nbgrader's id, the folder name) and the LMS's ID (Canvas's user id) and "
+                          "Student (the name) columns: Canvas's gradebook export with a student_id column").tag(
+        flag="--roster", required=True, arg_type=Path)
+    out = Unicode("submitted", help="the submitted/ folder to fill (default: submitted); nothing in it is "
+                                    "overwritten").tag(config=True, flag="--out", arg_type=Path)
+    source = Unicode(str(SOLUTIONS), help="source notebooks: the course's notebook names (default solutions/)").tag(
+        config=True, flag="--source", arg_type=Path)
+    lms = Enum(["canvas", "moodle"], None, allow_none=True,
+               help="read every download in this LMS's shape only (default: the shape each download's files have); a "
+                    "file in another shape is left out").tag(config=True, flag="--lms")
+
+
+def grade_classes():
+    from autograder.grading.bookkeeping.config import Sandbox, Settings
+
+    return [AutograderGrade, Slurm, Settings, Sandbox]
+
+
+GRADE_EPILOG = ("exit status: 0 graded (whatever the scores), 2 grading could not run, 130 interrupted by Ctrl-C (run "
+                "the same command again to resume)")
+REPORT_HELP = ("write OUT/report.html, the class at a glance, from OUT/results.json (and OUT/gradebook.csv from the "
+               "gradebook)")
+COLLECT_HELP = ("lay out an LMS's bulk download (Canvas, Moodle) as SUBMITTED/<student>/<assignment>/<notebook>.ipynb, "
+                "matched to the roster")
+COLLECT_EPILOG = ("exit status: 0 every notebook of the download laid out (or there already), 1 some left out (each "
+                  "named with why), 2 could not run (no such zip, a roster that cannot be used)")
+COMMANDS = {  # the subcommands whose options are traits: (help, epilog, their classes)
+    "grade": ("grade submitted notebooks with nbgrader, checked outside the kernel", GRADE_EPILOG, grade_classes),
+    "report": (REPORT_HELP, None, lambda: [AutograderReport]),
+    "collect-zip": (COLLECT_HELP, COLLECT_EPILOG, lambda: [AutograderCollectZip]),
+}
+
+
+def build_parser(actions=None):
+    """The command line; ``actions`` (a dict) gets each subcommand's {(class, trait): argparse action}."""
     parser = argparse.ArgumentParser(prog="autograder", description="Grade the course's notebooks.")
     commands = parser.add_subparsers(dest="command", required=True)
-    grade = commands.add_parser("grade", help="grade submitted notebooks with nbgrader, checked outside the kernel",
-                                epilog="exit status: 0 graded (whatever the scores), 2 grading could not run, "
-                                       "130 interrupted by Ctrl-C (run the same command again to resume)")
-    grade.add_argument("submitted", type=Path, help="folder laid out as SUBMITTED/<student>/<assignment>/<notebook>.ipynb")
-    grade.add_argument("--out", type=Path, required=True, help="where results.json, grades.csv and feedback/ go")
-    grade.add_argument("--jobs", type=int, default=1,
-                       help="submissions graded at the same time, by a local Dask cluster of that many workers (default 1); "
-                            "with --slurm, by that many workers in Slurm jobs")
-    grade.add_argument("--scheduler", metavar="ADDRESS",
-                       help="grade on an existing Dask cluster (e.g. tcp://10.0.0.5:8786) instead of a local one "
-                            "(default: nbgrader_config.py's AutograderGrade.scheduler, if set)")
-    slurm.add_arguments(grade)
-    grade.add_argument("--source", type=Path, default=SOLUTIONS, help="source notebooks with hidden tests (default solutions/)")
-    grade.add_argument("--db-url", help="gradebook (default: nbgrader_config.py's CourseDirectory.db_url, else OUT/gradebook.db)")
-    grade.add_argument("--timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py's Execute.timeout)")
-    grade.add_argument("--budget", type=int, default=budget.DEFAULT_S, help=budget.HELP)
-    grade.add_argument("--fresh", action="store_true", help="grade everything again, even submissions graded before")
-    grade.add_argument("--table", action="store_true", help="print the grade table at the end, on stdout")
-    grade.add_argument("--no-sandbox", action="store_true",
-                       help="run learners' code without bubblewrap (NOT safe for untrusted code; warns on every run)")
-    grade.add_argument("--roster", type=Path, help=ROSTER_HELP)
-    grade.add_argument("--kernel-run", action="store_true",
-                       help="also run each notebook in nbgrader's kernel, after the run that decides: a second opinion "
-                            "that can only lower a score, at about twice the time")
-    report = commands.add_parser("report", help="write OUT/report.html, the class at a glance, from OUT/results.json "
-                                                "(and OUT/gradebook.csv from the gradebook)")
-    report.add_argument("out", type=Path, help="the --out folder of autograder grade (holds results.json)")
-    report.add_argument("--db-url", help="gradebook to export to OUT/gradebook.csv (default: nbgrader_config.py's "
-                                         "CourseDirectory.db_url, else OUT/gradebook.db where it exists)")
-    report.add_argument("--roster", type=Path, help=ROSTER_HELP)
-    report.add_argument("--imported", type=Path, metavar="SUBMITTED",
-                        help="the folder collect-zip filled (or its .collect-zip.json): what the import found (late, "
-                             "left out) goes into the report and gradebook.csv, and is kept in OUT for later reports")
-    collect = commands.add_parser(
-        "collect-zip", help="lay out an LMS's bulk download (Canvas, Moodle) as SUBMITTED/<student>/<assignment>/"
-                            "<notebook>.ipynb, matched to the roster",
-        epilog="exit status: 0 every notebook of the download laid out (or there already), 1 some left out (each "
-               "named with why), 2 could not run (no such zip, a roster that cannot be used)")
-    collect.add_argument("downloads", type=Path, nargs="+", metavar="DOWNLOAD.zip",
-                         help="the LMS's download of an assignment's submissions (several: one per assignment)")
-    collect.add_argument("--roster", type=Path, required=True,
-                         help="CSV with student_id (nbgrader's id, the folder name) and the LMS's ID (Canvas's user id) "
-                              "and Student (the name) columns: Canvas's gradebook export with a student_id column")
-    collect.add_argument("--out", type=Path, default=Path("submitted"),
-                         help="the submitted/ folder to fill (default: submitted); nothing in it is overwritten")
-    collect.add_argument("--source", type=Path, default=SOLUTIONS,
-                         help="source notebooks: the course's notebook names (default solutions/)")
-    collect.add_argument("--lms", choices=["canvas", "moodle"],
-                         help="read every download in this LMS's shape only (default: the shape each download's files "
-                              "have); a file in another shape is left out")
+    for name, (summary, epilog, classes) in COMMANDS.items():
+        command = commands.add_parser(name, help=summary, **({"epilog": epilog} if epilog else {}))
+        made = options.add_options(command, classes())
+        if actions is not None:
+            actions[name] = made
     from autograder.grading.outputs import lti_push
 
     lti_push.add_parser(commands)  # autograder lti-push OUT: the scores into the LMS's gradebook (LTI 1.3 AGS)
@@ -153,10 +225,6 @@ def collect_zip_command(args):
 SAME_REASON_SHOWN = 5  # files of collect-zip's left out for one reason, word for word, that the terminal lists
 
 
-ROSTER_HELP = ("CSV of the class for gradebook.csv: student_id (nbgrader's id) and the LMS's Student, ID, SIS User ID, "
-               "SIS Login ID, Section columns (see autograder/grading/README.md)")
-
-
 def export_with_roster(db_url, out: Path, roster, warn):
     """OUT/gradebook.csv from the gradebook, the roster's columns filled in, and the roster's names entered in
     nbgrader's student table (formgrader's); ``warn`` gets each warning."""
@@ -209,8 +277,8 @@ def report_command(args):
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT), as a shell reports it
 
 
-def grade_command(args):
-    from autograder.grading.bookkeeping.config import Settings, configured_scheduler
+def grade_command(args, config=None):
+    from autograder.grading.bookkeeping.config import Settings
     from autograder.grading.outputs.report import grade_table, problem_summary
     from autograder.grading.run.runner import GradingError, Interrupted, grade
 
@@ -228,15 +296,15 @@ def grade_command(args):
         except RosterError as error:
             say(f"autograder: {error}")
             return 2
-    scheduler = args.scheduler or (None if args.slurm else configured_scheduler())
+    scheduler = args.scheduler  # the command line's, else the config files' (not with --slurm: take_from_config)
     if args.slurm or slurm.options_given(args):  # checked against the partition before anything is graded
         try:
             scheduler = slurm.plan_from_args(args, args.out)
         except slurm.SlurmError as error:
             say(f"autograder: {error}")
             return 2
-    settings = Settings(source_dir=str(args.source.resolve()), cell_timeout=args.timeout, sandbox=not args.no_sandbox,
-                        notebook_budget_s=args.budget, kernel_run=args.kernel_run)
+    settings = Settings(config=config, source_dir=str(args.source.resolve()), cell_timeout=args.timeout,
+                        sandbox=not args.no_sandbox, notebook_budget_s=args.budget, kernel_run=args.kernel_run)
     try:
         records = grade(args.submitted, args.out, jobs=args.jobs, settings=settings, db_url=args.db_url, fresh=args.fresh,
                         log=say, scheduler=scheduler, roster=args.roster)
@@ -261,10 +329,45 @@ def grade_command(args):
     return 0
 
 
+def take_from_config(args, config):
+    """Which options a config file may set where the command line did not: Slurm's only when Slurm is on, a
+    scheduler's address only when it is off (--slurm starts its own scheduler)."""
+    slurm_on = getattr(args, "slurm", False) or bool(options.configured(config, Slurm, "enabled"))
+
+    def take(cls, name):
+        if cls is Slurm and name != "enabled":
+            return slurm_on
+        return not (cls is AutograderGrade and name == "scheduler" and slurm_on)
+
+    return take
+
+
+def parse(argv=None):
+    """(the arguments, the course's config files' Config): what the command line left out filled from the files,
+    else from the options' defaults; traitlets' TraitError for a file's value of the wrong type."""
+    from autograder.grading.bookkeeping.config import load_grader_config
+
+    actions = {}
+    args = build_parser(actions).parse_args(argv)
+    config = None
+    if args.command in actions:
+        config = load_grader_config()
+        options.fill(args, actions[args.command], config, take_from_config(args, config))
+    return args, config
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    from traitlets import TraitError
+
+    from autograder.grading.bookkeeping.config import GRADER_CONFIG
+
+    try:
+        args, config = parse(argv)
+    except TraitError as error:
+        say(f"autograder: {GRADER_CONFIG}: {error}")
+        return 2
     if args.command == "grade":
-        return grade_command(args)
+        return grade_command(args, config)
     if args.command == "report":
         return report_command(args)
     if args.command == "collect-zip":

@@ -1,33 +1,76 @@
-"""Settings of a grading run, and the nbgrader configuration of one scratch course directory.
+"""Settings of a grading run (traits: their help is docs/options.md's), the course's config files, and the nbgrader
+configuration of one scratch course directory.
 
 The course's own ``nbgrader_config.py`` (repository root) is loaded first, so stock
 ``nbgrader autograde`` and ``autograder grade`` grade by the same rules; only the
 directories, the gradebook and a few speed settings are overridden here.
 """
-from dataclasses import asdict, dataclass
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 
-from traitlets.config import Config
+from traitlets import Bool, Int, Unicode
+from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.paths import ROOT, SOLUTIONS
 from sandbox_servers import budget
 
 
-@dataclass(frozen=True)
-class Settings:
-    source_dir: str = str(SOLUTIONS)
-    cell_timeout: int | None = None  # None: nbgrader_config.py's Execute.timeout
-    kernel_memory_mb: int = 4096  # resident memory (not address space) of each grading kernel, with its processes
-    verifier_memory_mb: int = 3072  # ... and of each out-of-kernel check
-    notebook_budget_s: int = budget.DEFAULT_S  # --budget: sandbox_servers.budget.HELP says what it counts
-    sandbox: bool = True  # learners' code runs in bubblewrap (sandbox.py); False only with --no-sandbox
-    # nbgrader's kernel runs each notebook too, after the one run that decides (--kernel-run): a second
-    # opinion that can only lower a score, at about twice the time (worker.py)
-    kernel_run: bool = False
+class Sandbox(Configurable):
+    """Where learners' code runs: in bubblewrap, with a limit on each run's memory."""
+
+    sandbox = Bool(True, help="run learners' code without bubblewrap (NOT safe for untrusted code; warns on every "
+                              "run)").tag(config=True, flag="--no-sandbox")  # sandbox.py; False only with --no-sandbox
+    kernel_memory_mb = Int(4096, help="MiB of resident memory (not address space) each grading kernel of --kernel-run "
+                                      "may hold, with its processes").tag(config=True)
+    verifier_memory_mb = Int(3072, help="MiB of resident memory each run of a notebook outside nbgrader's kernel (the "
+                                        "run that decides) may hold, with its processes").tag(config=True)
+
+
+class Settings(Sandbox):
+    """The run's settings: the source notebooks, a cell's time, a notebook's budget, nbgrader's kernel.
+
+    What each grading worker gets (a frozen value: compared, hashed and pickled by its to_json()); keyword arguments
+    win over ``config`` (c.Settings.*, c.Sandbox.*), as in any traitlets Configurable.
+    """
+
+    source_dir = Unicode(str(SOLUTIONS), help="source notebooks with hidden tests (default solutions/)").tag(
+        config=True, flag="--source", arg_type=Path)
+    cell_timeout = Int(None, allow_none=True, help="seconds a cell may run (default: nbgrader_config.py's "
+                                                   "Execute.timeout)").tag(config=True, flag="--timeout")
+    notebook_budget_s = Int(budget.DEFAULT_S, help=budget.HELP).tag(config=True, flag="--" + budget.NAME)
+    # nbgrader's kernel runs each notebook too, after the one run that decides (worker.py)
+    kernel_run = Bool(False, help="also run each notebook in nbgrader's kernel, after the run that decides: a second "
+                                  "opinion that can only lower a score, at about twice the time").tag(
+        config=True, flag="--kernel-run")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        object.__setattr__(self, "_frozen", True)
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_frozen", False) and self.has_trait(name):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super().__setattr__(name, value)
 
     def to_json(self):
-        return asdict(self)
+        return {name: getattr(self, name) for name in self.trait_names(config=True)}
+
+    def __reduce__(self):  # what a worker gets: the values, not the config they came from
+        return _settings, (self.to_json(),)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.to_json() == self.to_json()
+
+    def __hash__(self):
+        return hash(tuple(sorted(self.to_json().items())))
+
+    def __repr__(self):
+        return f"Settings({', '.join(f'{name}={value!r}' for name, value in sorted(self.to_json().items()))})"
+
+
+def _settings(values):
+    return Settings(**values)
 
 
 def course_config_file():
@@ -58,10 +101,24 @@ def configured_course_id():
     return str(course.course_id).strip() or None if "course_id" in course else None
 
 
-def configured_scheduler():
-    """AutograderGrade.scheduler when nbgrader_config.py sets it (a Dask scheduler's address), else None."""
+GRADER_CONFIG = "autograder_config.py"  # the course's settings of the grader itself, beside nbgrader_config.py
+
+
+def grader_config_file():
+    return ROOT / GRADER_CONFIG
+
+
+def load_grader_config() -> Config:
+    """The grader's options (docs/options.md) as the course sets them: nbgrader_config.py's AutograderGrade section
+    (where the scheduler's address was kept first), then autograder_config.py's sections, which win."""
+    config = Config()
     course = load_course_config()
-    return course.AutograderGrade.scheduler if "scheduler" in course.AutograderGrade else None
+    if "AutograderGrade" in course:
+        config.AutograderGrade = course.AutograderGrade
+    path = grader_config_file()
+    if path.is_file():
+        config.merge(PyFileConfigLoader(path.name, path=str(path.parent)).load_config())
+    return config
 
 
 def cell_timeout(settings: Settings) -> int:

@@ -11,6 +11,7 @@ import warnings
 from importlib.metadata import version
 from pathlib import Path
 
+from autograder import environment
 from autograder.grading.bookkeeping.config import scratch_config
 from autograder.paths import put_python_scripts_on_path
 
@@ -29,7 +30,7 @@ def register_assignments(settings, db_url, assignments):
 
 
 def cache_dir():
-    return Path(os.environ.get("AUTOGRADER_CACHE") or Path.home() / ".cache" / "autograder")
+    return environment.cache_dir()
 
 
 def template_path(settings, assignments):

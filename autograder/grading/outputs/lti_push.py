@@ -25,6 +25,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from autograder import environment
+
 RECORD = "lti-push.json"
 TAG = "transformer-course"
 SCOPES = ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -217,7 +219,7 @@ def add_parser(commands):
         "lti-push", help="send each student's score per notebook to the LMS's gradebook (LTI 1.3 AGS)",
         epilog="exit status: 0 every score sent or unchanged, 1 some not sent (each named, with why), 2 could not run")
     parser.add_argument("out", type=Path, help="the --out folder of autograder grade (its gradebook.db)")
-    parser.add_argument("--hub", default=os.environ.get("TRANSFORMER_HUB_DIR", "/srv/transformer-hub"),
+    parser.add_argument("--hub", default=environment.read("TRANSFORMER_HUB_DIR", "/srv/transformer-hub"),
                         help="the hub's folder (its lti/: the tool's key, the launches; default /srv/transformer-hub)")
     parser.add_argument("--class", dest="class_file", help="the class file with the lti section (default HUB/class.json)")
     parser.add_argument("--db-url", help="the gradebook (default OUT/gradebook.db)")

@@ -13,7 +13,8 @@ import hashlib
 import html
 import io
 import os
-from pathlib import Path
+
+from autograder import environment
 
 FAMILY = "Course Hangul"  # its own name: the @font-face covers Hangul only (unicode-range), the rest keeps its font
 # Hangul Jamo, CJK symbols and punctuation, compatibility Jamo, Jamo extended A, syllables, Jamo extended B,
@@ -54,7 +55,7 @@ def _regular():
 
 
 def cache_dir():
-    return Path(os.environ.get("AUTOGRADER_CACHE") or Path.home() / ".cache" / "autograder")
+    return environment.cache_dir()
 
 
 @functools.cache

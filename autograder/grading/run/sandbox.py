@@ -37,6 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder import environment
 from autograder.paths import ROOT
 
 MAX_PROCESSES = 256  # the same cap as sandbox_servers/processes.py's
@@ -364,7 +365,7 @@ def remove_tree(folder):
 def cap_prefix():
     """The name of this run's pids cgroups begins so: "autograder-", then AUTOGRADER_RUN_TAG where it is set
     (a test that grades beside other runs tells its own cgroups apart by it)."""
-    tag = "".join(c for c in os.environ.get("AUTOGRADER_RUN_TAG", "") if c.isalnum())[:32]
+    tag = "".join(c for c in environment.read("AUTOGRADER_RUN_TAG", "") if c.isalnum())[:32]
     return f"autograder-{tag}-" if tag else "autograder-"
 
 

@@ -97,30 +97,6 @@ class Plan:
                 f"walltime {self.walltime}, job name {self.job_name}")
 
 
-def add_arguments(grade):
-    """The --slurm options of ``autograder grade`` (cli.py)."""
-    grade.add_argument("--slurm", action="store_true",
-                       help="grade on Slurm: --jobs workers as Slurm jobs (dask-jobqueue), sized from the partition's "
-                            "nodes, replaced when they end; the scheduler runs here (autograder/grading/README.md)")
-    grade.add_argument("--slurm-partition", metavar="P", help="with --slurm: the partition (default: Slurm's default one)")
-    grade.add_argument("--slurm-account", metavar="A", help="with --slurm: the account to charge (sbatch -A)")
-    grade.add_argument("--slurm-walltime", metavar="T", default=WALLTIME,
-                       help=f"with --slurm: each job's time limit (default {WALLTIME}, at most the partition's MaxTime); "
-                            "a job that reaches it is replaced")
-    grade.add_argument("--slurm-workers-per-job", metavar="K", type=int,
-                       help=f"with --slurm: workers per Slurm job (default: up to {WORKERS_PER_JOB}, as many as a node "
-                            "of the partition holds)")
-    grade.add_argument("--slurm-worker-memory", metavar="SIZE", default=f"{WORKER_MEMORY // GiB}G",
-                       help=f"with --slurm: memory each worker's share of its job asks for (default {WORKER_MEMORY // GiB}G: "
-                            "the worker and its sandboxes' servers, 1.5G, and a learner's run at the sandbox's limit, 3-4G, "
-                            "with its /tmp; less lets Slurm end a worker whose learner uses memory honestly)")
-    grade.add_argument("--slurm-interface", metavar="IF",
-                       help="with --slurm: the network interface the scheduler and workers use (e.g. ib0; default: "
-                            "the host's address)")
-    grade.add_argument("--slurm-option", metavar="DIRECTIVE", action="append", default=[],
-                       help="with --slurm: one more sbatch directive for the jobs, e.g. --slurm-option=--qos=short")
-
-
 def options_given(args):
     """The --slurm-* options given on the command line (an error when they come without --slurm)."""
     given = [name for name in ("slurm_partition", "slurm_account", "slurm_workers_per_job", "slurm_interface")
