@@ -21,7 +21,7 @@ GRADE_DECIDING = frozenset({
     "learner_kit.calls", "learner_kit.weights", "learner_kit.verdicts", "learner_kit.naming",
     "learner_kit.learner_errors", "learner_kit.torch_state", "learner_kit.wording", "learner_kit.harness",
     # the messages and the language they are told in
-    "learner_kit.messages", "learner_kit.i18n", "learner_kit.particles", "learner_kit.fonts", "learner_kit.slips",
+    "learner_kit.messages", "learner_kit.mistakes", "learner_kit.i18n", "learner_kit.particles", "learner_kit.fonts", "learner_kit.slips",
     # where a computation parts from the reference's
     "learner_kit.trace", "learner_kit.locate", "learner_kit.steps", "learner_kit.parting",
     # what the checks bind, build or watch around the learner's unit
