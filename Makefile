@@ -33,7 +33,7 @@ LAB_SETTINGS ?= $(WORKSPACE)/.jupyter/lab/user-settings
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv sandbox-tool slurm-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde bench bench-train bench-live zoo challenge-answers mutants demo-grade clean
+.PHONY: help venv sandbox-tool slurm-tool browser-tool hub-tool hub lab progress formgrader test test-quick test-gpu test-cuda-build test-unit test-notebooks release student-pack autograde options-doc bench bench-train bench-live zoo challenge-answers mutants demo-grade clean
 
 help:
 	@echo "make lab           open the course in JupyterLab (sets everything up the first time)"
@@ -51,6 +51,7 @@ help:
 	@echo "make release       regenerate both editions' course/ at both levels from their solutions/ with nbgrader"
 	@echo "make student-pack  build dist/student-pack.zip: what an instructor hands out"
 	@echo "make autograde SUBMITTED=dir OUT=dir [JOBS=n]   grade submissions"
+	@echo "make options-doc   docs/options.md, every option of the grader, from the code"
 	@echo "make demo-grade    grade synthetic submissions and print the table"
 	@echo "make zoo           the bug zoo's table: every misconception id caught and named?"
 	@echo "make challenge-answers [IDS=...]   the zoo's right answers submitted in the challenge notebooks: accepted, no crash?"
@@ -301,6 +302,11 @@ autograde: $(STAMP) sandbox-tool
 	@test -n "$(SUBMITTED)" -a -n "$(OUT)" || (echo "usage: make autograde SUBMITTED=dir OUT=dir [JOBS=n] [ROSTER=roster.csv]"; exit 2)
 	@echo '$(AUTOGRADE)'; status=0; $(AUTOGRADE) || status=$$?; \
 	  if [ $$status -eq 130 ]; then kill -INT $$PPID; sleep 1; fi; exit $$status
+
+# docs/options.md: every option of autograder grade, report and collect-zip, from their traits (tests/test_options.py
+# checks that it is up to date).
+options-doc: $(STAMP)
+	$(BIN)/python -m autograder.options_doc
 
 # Stock `nbgrader autograde` against `autograder grade` on a class of N perfect students over every
 # notebook (STUDENTS=n JOBS=n BENCH_ASSIGNMENTS=01-attention,... SCHEDULER=tcp://...), with the
