@@ -351,7 +351,7 @@ def parse(argv=None):
     args = build_parser(actions).parse_args(argv)
     config = None
     if args.command in actions:
-        config = load_grader_config()
+        config = load_grader_config(with_course=args.command == "grade")  # its section there: grade's alone
         options.fill(args, actions[args.command], config, take_from_config(args, config))
     return args, config
 

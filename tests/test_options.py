@@ -120,3 +120,13 @@ def test_settings_keep_the_dataclasss_ways():
     assert pickle.loads(pickle.dumps(settings)) == settings != Settings()
     with pytest.raises(FrozenInstanceError):
         settings.sandbox = True
+
+
+def test_the_scheduler_nbgrader_config_names_is_still_used(monkeypatch, tmp_path):
+    course = tmp_path / "nbgrader_config.py"
+    course.write_text("c = get_config()  # noqa\nc.AutograderGrade.scheduler = 'tcp://10.0.0.9:8786'\n")
+    monkeypatch.setattr(course_config, "course_config_file", lambda: course)
+    monkeypatch.setattr(course_config, "grader_config_file", lambda: tmp_path / "none.py")
+    assert cli.parse(["grade", "sub", "--out", "out"])[0].scheduler == "tcp://10.0.0.9:8786"
+    assert cli.parse(["grade", "sub", "--out", "out", "--scheduler", "tcp://h:1"])[0].scheduler == "tcp://h:1"
+    assert cli.parse(["grade", "sub", "--out", "out", "--slurm"])[0].scheduler is None

@@ -108,11 +108,12 @@ def grader_config_file():
     return ROOT / GRADER_CONFIG
 
 
-def load_grader_config() -> Config:
+def load_grader_config(with_course=True) -> Config:
     """The grader's options (docs/options.md) as the course sets them: nbgrader_config.py's AutograderGrade section
-    (where the scheduler's address was kept first), then autograder_config.py's sections, which win."""
+    (where the scheduler's address was kept first; not read unless ``with_course``), then autograder_config.py's
+    sections, which win."""
     config = Config()
-    course = load_course_config()
+    course = load_course_config() if with_course else Config()
     if "AutograderGrade" in course:
         config.AutograderGrade = course.AutograderGrade
     path = grader_config_file()
