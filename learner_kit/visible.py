@@ -66,7 +66,7 @@ def _check_visible(unit_name, candidate, *specific_checks):
     unrun = explain.unrun_answer(unit_name)  # its answer cell has a SyntaxError: `candidate` is an earlier run's
     if unrun:
         raise TestFailed(unrun)
-    message = visible_problem(unit_name, candidate)
+    message = "" if unit_name in STORED_CASES_PASSED else visible_problem(unit_name, candidate)
     if message and not _is_generic(message):
         raise TestFailed(message)
     for specific in specific_checks:
@@ -85,6 +85,10 @@ def _check_visible(unit_name, candidate, *specific_checks):
 
 # unit name -> (the candidate its visible test last judged, whether it passed), for passed() below.
 _VERDICTS = {}
+# Units whose stored cases the grader has just run on this very object and found right (set by the sandbox's unit
+# server while it runs a visible cell's own checks, which it does only then): the cell's call of check_visible goes
+# straight to the cell's own checks, as it would after running them again. Nothing here decides a grade.
+STORED_CASES_PASSED = set()
 
 
 def passed(unit_name, candidate):
@@ -317,8 +321,9 @@ def load(unit_name):
     code changing a replayed mask in place) reaches the next check.
 
     The file is read once per process and kept (keyed by its size and time, so a rebuilt fingerprint is read again):
-    torch.load's weights-only unpickler, written in Python, takes 2-4 times as long as the copy (0.15 s against
-    0.06 s for the largest), and the grader's workers check the same units for every submission.
+    torch.load's weights-only unpickler, written in Python, takes about 40 times as long as the copy (4.7 s against
+    0.11 s for all of them), and the grader's workers check the same units for every submission (preload() reads
+    them all before the first).
     """
     source = fingerprint_file(unit_name)
     if not source.is_file():
@@ -328,10 +333,35 @@ def load(unit_name):
         key = (str(file), stat.st_size, stat.st_mtime_ns)
         if key not in _LOADED:
             _LOADED[key] = torch.load(file, weights_only=True)
-        return copy.deepcopy(_LOADED[key])
+        return _copied(_LOADED[key], {})
 
 
 _LOADED = {}  # (file, size, mtime) -> the fingerprint as torch.load read it; never handed out, only copies of it
+
+
+def preload():
+    """Read every stored fingerprint now (the grader's workers and the sandbox's unit server, before any
+    submission: each notebook's process is forked from the server with them already read)."""
+    for source in (resources.files("learner_kit") / "fingerprints").iterdir():
+        if source.name.endswith(".pt"):
+            load(source.name.removesuffix(".pt"))
+
+
+def _copied(value, memo):
+    """A copy of a fingerprint's plain data: containers rebuilt, tensors cloned (one clone per tensor object, as
+    deepcopy would; ten times as fast, since a fingerprint holds only dicts, lists, tuples, tensors and scalars)."""
+    if isinstance(value, torch.Tensor):
+        if id(value) not in memo:
+            memo[id(value)] = value.detach().clone().requires_grad_(value.requires_grad)
+        return memo[id(value)]
+    if isinstance(value, dict):
+        return {key: _copied(item, memo) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_copied(item, memo) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    return copy.deepcopy(value, memo)
 
 
 def case_label(case_data):

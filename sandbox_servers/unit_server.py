@@ -41,6 +41,7 @@ torch.set_num_threads(1)
 x = torch.ones(2, 3, 4, device="meta")
 torch.softmax((x @ x.transpose(-2, -1)).masked_fill(x[..., :3] > 0, -1e9), dim=-1)
 import learner_kit.harness, learner_kit.plotting, learner_kit.stand_ins, learner_kit.visible, learner_kit.watch
+learner_kit.visible.preload()  # the fingerprints a visible test cell compares with, read once for every child
 import torch._dynamo  # some torch functions import it on first call, under the checks' watch: seconds of a budget
 import IPython.core.display_functions, IPython.display
 """
@@ -310,9 +311,19 @@ class Child:
         return failures, shown
 
     def test_cell(self, request):
-        """A free-form graded cell, run in the notebook's namespace: passed, or the message of what it raised."""
-        failure = None if self.tampered else run_cell(request["source"], "<test cell>", self.namespace, self.timeout,
-                                                      whole=request.get("whole") is True)
+        """A free-form graded cell, run in the notebook's namespace: passed, or the message of what it raised. A
+        visible cell's own checks come with the unit whose stored cases the judge has just found right, so that
+        the cell's check_visible does not run them a second time."""
+        from learner_kit import visible
+
+        passed = request.get("stored_cases_passed")
+        visible.STORED_CASES_PASSED.clear()
+        visible.STORED_CASES_PASSED.update([passed] if isinstance(passed, str) else [])
+        try:
+            failure = None if self.tampered else run_cell(request["source"], "<test cell>", self.namespace,
+                                                          self.timeout, whole=request.get("whole") is True)
+        finally:
+            visible.STORED_CASES_PASSED.clear()
         self.tampered += replaced(self.snapshot)
         if self.tampered:
             failure = f"[tampering] The notebook replaced {', '.join(self.tampered[:3])}; no test can be trusted."

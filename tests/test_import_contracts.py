@@ -41,7 +41,9 @@ SANDBOX = "not the reference, the checks or grading"
 JUDGING = "grading, the checks, the reference"
 GRADING = "nbgrader's bookkeeping, the outputs"
 PLANTED = {
-    "a learner's module imports the checks": ("learner_kit/visible.py", "from autograder.checks import core", [LEARNERS]),
+    # and the unit server, which runs a visible cell's own checks in the sandbox (visible.STORED_CASES_PASSED), reaches it
+    "a learner's module imports the checks": ("learner_kit/visible.py", "from autograder.checks import core",
+                                              [LEARNERS, SANDBOX]),
     "a learner's module imports a sandbox server": ("learner_kit/harness.py", "from sandbox_servers import wire",
                                                     [LEARNERS]),
     "the unit server imports the reference": ("sandbox_servers/unit_server.py", "import autograder.reference", [SANDBOX]),

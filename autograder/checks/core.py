@@ -177,8 +177,13 @@ def mistake_pairs(unit_name):
 def warm_up():
     """Load once what the checks' first diagnosis would otherwise load inside a learner's budget: PyTorch's
     compiler stack (torch._dynamo), which some torch functions import on their first call (about 3 s on 2
-    busy cores). A grading worker calls this when it starts."""
+    busy cores), and the stored fingerprints the visible checks compare with (learner_kit.visible.preload). A
+    grading worker calls this when it starts."""
     import torch._dynamo  # noqa: F401
+
+    from learner_kit import visible
+
+    visible.preload()
 
 
 def check(unit_name, candidate, aspect):

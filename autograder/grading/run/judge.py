@@ -518,7 +518,8 @@ def judge_cell(session, graded, units):
             if graded.aspect == "visible" and fingerprint_file(graded.unit).is_file():
                 problem = _named(visible_problem(graded.unit, candidate), graded.unit, candidate)
                 problem = problem or fresh_inputs_problem(graded.unit, candidate)  # not the shipped inputs alone
-                own = _own_checks_problem(session, graded)  # run in any case: a later cell may use what it defines
+                # run in any case: a later cell may use what it defines
+                own = _own_checks_problem(session, graded, stored_cases_passed=not problem)
                 if problem:
                     return Verdict(False, problem + _static_hints(session, graded, problem))
                 wrong = _wrong_parts(session, graded.unit, units)
@@ -540,13 +541,16 @@ def judge_cell(session, graded, units):
             return Verdict(False, str(failure) + _static_hints(session, graded, str(failure)))
 
 
-def _own_checks_problem(session, graded):
+def _own_checks_problem(session, graded, stored_cases_passed=False):
     """What a visible cell's own checks say, or '': the whole cell runs in the notebook's process, as in the notebook
     (its call of the learner_kit check passes there as it passed here), so its message is the notebook's, word for
     word. That process can forge a pass, which changes nothing (the checks here decided already), never a point."""
     if not graded.own_checks:
         return ""
-    reply = session.ask({"op": "test_cell", "source": graded.own_checks, "whole": True})
+    request = {"op": "test_cell", "source": graded.own_checks, "whole": True}
+    if stored_cases_passed:  # decided here already: the cell's check_visible goes straight to its own checks there
+        request["stored_cases_passed"] = graded.unit
+    reply = session.ask(request)
     message = "" if reply.get("passed") is True else str(reply.get("message") or tr("The test did not pass."))
     if reply.get("tampered") is True:  # what it replaced is put back there: nothing it says from now on can be trusted
         session.give_up(message)
