@@ -11,7 +11,7 @@ reference's source (a rate of the learner's own, a dropout module built inside f
 Each answer carries the keys of the causes true of it (CAUSES: key -> the words that say it). Only an answer whose
 cause is the one a sentence names may get that sentence: tests/test_cause_sentences.py holds the checks to it.
 
-    python -m tests.cause_mutants [--second-round] [--visible] [--quiet]
+    python -m tests.cause_mutants [--second-round | --third-round] [--visible] [--quiet]
         the cause-guess table: per check, its answers and the causes printed (true, observation only, false), by
         the hidden checks or (--visible) the visible ones
 """
@@ -79,6 +79,22 @@ CAUSES = {
     # named mistakes' first lines
     "tgt-mask-blocks-padding": ("The target mask blocks padding but not the future.",),
     "embed-not-scaled": ("The embeddings are not multiplied by √d_model.",),
+    # the third round (issue 48): the rate, the stacks' layers, the generator, the Transformer, greedy decoding
+    "noam-no-warmup": ("The learning-rate schedule has no warm-up.",),
+    "noam-larger-term": ("Your rates are the larger of the two terms at every step",),
+    "noam-d-model-too-large": ("Your rates are d_model times too large",),
+    "noam-zero-division": ("0 ** -0.5 divides by zero",),
+    "stack-repeats-one-layer": ("The stack repeats one layer object instead of n_layers independent layers.",),
+    "gen-probabilities-first": ("without forming the probabilities first",
+                                "forms the probabilities first and then takes their log"),
+    "tf-rate-not-passed": ("some dropout did not get the `dropout` argument (a default p = 0.1 still drops)",
+                           "dropout acts at a rate of its own, 0.1 (the default), not at the model's `dropout`"),
+    "tf-dropout-reaches-none": ("the `dropout` argument reaches no dropout",),
+    "tgt-embedded-with-src": ("The target tokens are embedded with src_embed.",),
+    "greedy-no-feedback": ("Greedy decoding does not feed its own predictions back.",),
+    "greedy-newest-only": ("Each step decodes only the newest token",),
+    "greedy-first-position": ("what the decoder predicts at its first position",),
+    "greedy-no-generator": ("the argmax of the decoder's output itself",),
 }
 
 
@@ -444,11 +460,152 @@ def second_round():
             *_dropout_case("scaled_dot_product_attention"), *_dropout_case("AdditiveAttention"), *_decoder_masks())
 
 
+# ------------------------------------------------------------------ the third round (issue 48): the rate, the stacks'
+# layers, the generator, the Transformer's dropout and target embedding, greedy decoding
+
+
+def _noam_causes(change):
+    if "d_model ** 0.5 *" in change:
+        return {"noam-d-model-too-large"}
+    # a warm-up term that is the decay term again, or never the smaller one: the rates are the decay alone
+    if change.endswith(("step * step ** (-1.5))`", "step * warmup)`", "step * warmup ** 1.5)`")):
+        return {"noam-no-warmup"}
+    return ()
+
+
+def _noam():
+    name = "noam_rate: the schedule (lookalikes: the larger term, d_model times too large; [noam-no-warmup])"
+    both = "min(step**-0.5, step * warmup**-1.5)"
+    values = _operators(name, "noam_rate", ("swap-args", "swap-names", "power", "constant"), keep=lambda change: True,
+                        causes_of=_noam_causes, aspect="values") + _edits(name, "noam_rate", [
+        ("max for min", both, "max(step**-0.5, step * warmup**-1.5)", {"noam-larger-term"}),
+        ("d_model ** 0.5", "d_model**-0.5", "d_model**0.5", {"noam-d-model-too-large"}),
+        ("no warm-up: the decay alone", both, "step**-0.5", {"noam-no-warmup"}),
+        ("the warm-up term alone", both, "step * warmup**-1.5", ()),
+        ("twice the larger term", both, "2 * max(step**-0.5, step * warmup**-1.5)", ()),
+        ("max for min and d_model ** 0.5", "d_model**-0.5 * " + both, "d_model**0.5 * max(step**-0.5, step * warmup**-1.5)",
+         ()),
+        ("d_model ** -1", "d_model**-0.5", "d_model**-1", ()),
+        ("the decay alone, times 2", both, "2 * step**-0.5", ()),
+        ("warmup ** -0.5 in the warm-up term", both, "min(step**-0.5, step * warmup**-0.5)", ()),
+    ], aspect="values")
+    step_zero = _edits("noam_rate: step 0 is step 1", "noam_rate", [
+        ("no step-0 guard: 0 ** -0.5", "step = max(step, 1)\n    ", "", {"noam-zero-division"}),
+        ("no step-0 guard: 1 / step ** 0.5", "step = max(step, 1)\n    return factor * d_model**-0.5 * min(step**-0.5,",
+         "return factor * d_model**-0.5 * min(1 / step**0.5,", ()),
+        ("no step-0 guard: warmup / step in the decay",
+         "step = max(step, 1)\n    return factor * d_model**-0.5 * min(step**-0.5,",
+         "return factor * d_model**-0.5 * min(warmup / step / warmup * step**0.5,", ()),
+    ])
+    return values + step_zero
+
+
+def _stacks():
+    answers_ = []
+    for unit, layer, call in (("Encoder", "EncoderLayer", "x = layer(x, mask)"),
+                              ("Decoder", "DecoderLayer", "x = layer(x, memory, src_mask, tgt_mask)")):
+        name = f"{unit}: n_layers independent layer objects in `layers`"
+        built = f"nn.ModuleList({layer}(d_model, n_head, d_ff, dropout) for _ in range(n_layers))"
+        loop = f"for layer in self.layers:\n            {call}"
+        answers_ += _edits(name, unit, [
+            ("one layer object repeated", built, f"nn.ModuleList([{layer}(d_model, n_head, d_ff, dropout)] * n_layers)",
+             {"stack-repeats-one-layer"}),
+            ("the first layer run n_layers times", loop, "for _ in self.layers:\n            "
+             + call.replace("layer(", "self.layers[0]("), ()),
+            ("one feed-forward shared by every layer", built, built + "\n        for layer in self.layers[1:]:\n"
+             "            layer.ffn = self.layers[0].ffn", ()),
+            ("a Python list of layers", built, f"[{layer}(d_model, n_head, d_ff, dropout) for _ in range(n_layers)]", ()),
+            ("n_layers - 1 layers", built, built.replace("range(n_layers)", "range(n_layers - 1)"), ()),
+            ("the last layer run twice", loop, loop + "\n        x = self.layers[-1](" + call.split("layer(")[1], ()),
+        ])
+    return answers_
+
+
+def _generator():
+    name = "Generator: log-probabilities, finite for confident logits"
+    line = "F.log_softmax(self.proj(x), dim=-1)"
+    return _operators(name, "Generator", ("drop-call", "double-call", "axis"), keep=lambda change: True,
+                      causes_of=lambda change: ()) + _edits(name, "Generator", [
+        ("the log of the softmax", line, "torch.log(F.softmax(self.proj(x), dim=-1))", {"gen-probabilities-first"}),
+        ("softmax, then .log()", line, "self.proj(x).softmax(dim=-1).log()", {"gen-probabilities-first"}),
+        ("log-sum-exp without the largest logit subtracted", line,
+         "self.proj(x) - self.proj(x).exp().sum(dim=-1, keepdim=True).log()", ()),
+        ("exp over its sum, then the log", line,
+         "(self.proj(x).exp() / self.proj(x).exp().sum(dim=-1, keepdim=True)).log()", ()),
+        ("the log of the softmax, clamped at 1e-12", line, "torch.log(F.softmax(self.proj(x), dim=-1).clamp_min(1e-12))", ()),
+        # exp of the log-probabilities is the probabilities: formed first, then their log
+        ("log_softmax, then a log of its exp", line, "torch.log(torch.exp(F.log_softmax(self.proj(x), dim=-1)))",
+         {"gen-probabilities-first"}),
+    ])
+
+
+def _transformer():
+    name = "Transformer: `dropout` reaches every part; decode reads the target through tgt_embed"
+    src_pe = "nn.Sequential(Embeddings(src_vocab, d_model), PositionalEncoding(d_model, max_len, dropout))"
+    encoder = "Encoder(d_model, n_head, d_ff, n_layers, dropout)"
+    decoder = "Decoder(d_model, n_head, d_ff, n_layers, dropout)"
+    decode = "self.decoder(self.tgt_embed(tgt),"
+    rate = {"tf-rate-not-passed"}
+    return _edits(name, "Transformer", [
+        ("src_embed's positional encoding without dropout", src_pe, src_pe.replace("max_len, dropout", "max_len"), rate),
+        ("the encoder without dropout", encoder, "Encoder(d_model, n_head, d_ff, n_layers)", rate),
+        ("the decoder with a hard-coded 0.1", decoder, "Decoder(d_model, n_head, d_ff, n_layers, 0.1)", rate),
+        ("the decoder with a hard-coded 0.2", decoder, "Decoder(d_model, n_head, d_ff, n_layers, 0.2)", ()),
+        # a dropout at 0.1 where tgt_embed's positional encoding drops: the sentence says where, not how it was built
+        ("an extra F.dropout(0.1) on the decoder's input", decode,
+         "self.decoder(F.dropout(self.tgt_embed(tgt), 0.1, self.training),", rate),
+        ("the encoder's output dropped at 0.1 in encode", "return self.encoder(self.src_embed(src), src_mask)",
+         "return F.dropout(self.encoder(self.src_embed(src), src_mask), 0.1, self.training)", ()),
+        ("every part built with dropout 0.0", "super().__init__()\n", "super().__init__()\n        dropout = 0.0\n",
+         {"tf-dropout-reaches-none"}),
+        ("the target embedded with src_embed", decode, "self.decoder(self.src_embed(tgt),", {"tgt-embedded-with-src"}),
+        ("src_embed(tgt) added to tgt_embed(tgt)", decode, "self.decoder(self.tgt_embed(tgt) + self.src_embed(tgt),", ()),
+        ("the decoder reads the memory's mean, not the target", decode,
+         "self.decoder(memory.mean(dim=1, keepdim=True).expand(-1, tgt.size(1), -1),", ()),
+    ])
+
+
+def _greedy():
+    name = "greedy_decode: feeds back everything so far, the last position, through the generator"
+    read = "ys, make_subsequent_mask(ys.size(1), device=src.device)"
+
+    def causes_of(change):
+        # the stand-in model's generator reverses the features: applied twice it gives back the decoder's output, so
+        # those tokens are the argmax of the decoder's output itself (what the sentence says of the results)
+        if "next_token = out[:, -1].argmax(dim=-1, keepdim=True)" in change or "model.generator(model.generator(" in change:
+            return {"greedy-no-generator"}
+        if "out[:, -0]" in change:
+            return {"greedy-first-position"}
+        return ()
+    return _operators(name, "greedy_decode", ("swap-args", "drop-call", "double-call", "axis", "constant", "mask"),
+                      keep=lambda change: True, causes_of=causes_of, aspect="values") + _edits(name, "greedy_decode", [
+        ("decodes the newest token alone", read, "ys[:, -1:], make_subsequent_mask(1, device=src.device)",
+         {"greedy-newest-only"}),
+        ("decodes the start token alone", read, "ys[:, :1], make_subsequent_mask(1, device=src.device)",
+         {"greedy-no-feedback"}),
+        ("decodes the last two tokens", read,
+         "ys[:, -2:], make_subsequent_mask(min(2, ys.size(1)), device=src.device)", ()),
+        ("reads the first position", "model.generator(out[:, -1])", "model.generator(out[:, 0])",
+         {"greedy-first-position"}),
+        ("reads the mean over the positions", "model.generator(out[:, -1])", "model.generator(out.mean(dim=1))", ()),
+        # a softmax keeps the argmax: the tokens are the argmax of the decoder's output itself
+        ("the argmax of the decoder's last output, softmaxed", "model.generator(out[:, -1])", "out[:, -1].softmax(dim=-1)",
+         {"greedy-no-generator"}),
+        ("no causal mask given to decode", read, "ys, None", ()),
+    ], aspect="values")
+
+
+def third_round():
+    """The answers made for the third round of issue 48: the rate, the stacks' layers, the generator, the Transformer
+    and greedy decoding."""
+    return (*_noam(), *_stacks(), *_generator(), *_transformer(), *_greedy())
+
+
 @cache
 def answers():
     """Every generated answer, check by check."""
     return (*_addnorm(), *_ffn(), *_weights_returned("scaled_dot_product_attention"),
-            *_weights_returned("AdditiveAttention"), *_tgt_mask(), *_embeddings(), *second_round())
+            *_weights_returned("AdditiveAttention"), *_tgt_mask(), *_embeddings(), *second_round(), *third_round())
 
 
 def message(answer):
@@ -540,9 +697,10 @@ def table(out=sys.stdout, chosen=None, verbose=True, side=None):
 
 
 if __name__ == "__main__":
-    table(chosen=second_round() if "--second-round" in sys.argv else None, verbose="--quiet" not in sys.argv,
+    table(chosen=second_round() if "--second-round" in sys.argv else third_round() if "--third-round" in sys.argv
+          else None, verbose="--quiet" not in sys.argv,
           side=visible_message if "--visible" in sys.argv else message)
     sys.exit(0)
 
 
-__all__ = ["Answer", "CAUSES", "answers", "false_causes", "message", "printed_causes", "second_round", "table", "visible_message", "re"]
+__all__ = ["Answer", "CAUSES", "answers", "false_causes", "message", "printed_causes", "second_round", "table", "third_round", "visible_message", "re"]

@@ -3,7 +3,9 @@
 tests/cause_mutants.py makes, for every check that can print a cause (AddNorm's and the FFN's dropout properties,
 the weights an attention returns with a dropout module, the first lines of [mask-tgt-missing-causal] and
 [embed-no-scale]; in the second round the dropout properties of PositionalEncoding, EncoderLayer, DecoderLayer and
-the multi-head modules, the attention functions' dropout case, and the decoder's mask properties), wrong answers that break the same property in other ways: a rate of the learner's own, a dropout
+the multi-head modules, the attention functions' dropout case, and the decoder's mask properties; in the third the
+rate's lookalikes and step 0, the stacks' layers, the generator's finite log-probabilities, the Transformer's dropout
+and target embedding, greedy decoding's lookalikes), wrong answers that break the same property in other ways: a rate of the learner's own, a dropout
 module built inside forward, `|` for `&`, a step done twice or left out, dropout on another term. Each answer
 carries the causes true of it; a message may state no other. An answer whose cause a knob has still hears it.
 """
@@ -38,7 +40,12 @@ PROVEN = {"addnorm-dropout-unused", "addnorm-dropout-misplaced", "ffn-dropout-al
           "enc-dropout-misplaced", "dec-rate-not-passed", "dec-dropout1-unused", "dec-dropout2-unused",
           "dec-dropout3-unused", "dec-dropout-misplaced", "mha-dropout-unused", "kept-dropped", "amha-dropout-unused",
           "amha-dropout-on-heads-output", "attn-dropout-twice", "attn-dropout-elsewhere", "attn-dropout-unused",
-          "tgt-mask-missing", "src-mask-missing"}
+          "tgt-mask-missing", "src-mask-missing",
+          # the third round: the generator's log of probabilities, the Transformer's rates (knobs); the rate's and greedy
+          # decoding's lookalikes and named mistakes (knobs, as before); the stacks' repeated layer (seen directly)
+          "gen-probabilities-first", "tf-rate-not-passed", "noam-larger-term", "noam-d-model-too-large", "noam-no-warmup",
+          "greedy-newest-only", "greedy-first-position", "greedy-no-generator", "greedy-no-feedback",
+          "stack-repeats-one-layer", "tgt-embedded-with-src"}
 
 
 def _failing():
@@ -94,6 +101,36 @@ def test_the_sentences_named_in_the_issue_are_gone_where_untrue():
     for key, untrue in cases.items():
         text = message(found[key])
         assert text and untrue not in text, (key, text)
+
+
+def test_the_third_rounds_unproven_causes_are_gone():
+    """The rate, the generator and the Transformer: answers that break a property another way than the sentence says
+    get the observation (the old sentences named a cause each of these does not have)."""
+    cases = {
+        ("noam_rate", "no step-0 guard: 1 / step ** 0.5"): "0 ** -0.5 divides by zero",
+        ("noam_rate", "no step-0 guard: warmup / step in the decay"): "0 ** -0.5 divides by zero",
+        ("Generator", "exp over its sum, then the log"): "probabilities first",
+        ("Generator", "log-sum-exp without the largest logit subtracted"): "probabilities first",
+        ("Transformer", "the decoder with a hard-coded 0.2"): "0.1",
+        ("Transformer", "the encoder's output dropped at 0.1 in encode"): "the `dropout` argument",
+        ("Transformer", "src_embed(tgt) added to tgt_embed(tgt)"): "embedded with src_embed",
+        ("Transformer", "the decoder reads the memory's mean, not the target"): "embedded with src_embed",
+    }
+    found = {(a.unit, a.label): a for a in answers()}
+    for key, untrue in cases.items():
+        text = message(found[key])
+        assert text and untrue not in text, (key, text)
+
+
+def test_a_proven_cause_of_the_third_round_speaks_korean():
+    proven = next(a for a in answers() if a.unit == "Generator" and a.label == "the log of the softmax")
+    unproven = next(a for a in answers() if a.unit == "Generator" and a.label == "exp over its sum, then the log")
+    rate = next(a for a in answers() if a.unit == "Transformer" and a.label == "the encoder without dropout")
+    with speaking("ko"):
+        proven_text, unproven_text, rate_text = message(proven), message(unproven), message(rate)
+    assert "확률을 먼저 만든 뒤 그 로그를 취하는" in proven_text, proven_text
+    assert "확신도가 높은 로짓" in unproven_text and "먼저 만든" not in unproven_text, unproven_text
+    assert "자기 비율(기본값 0.1)로 드롭아웃하는 Transformer" in rate_text, rate_text
 
 
 def test_an_unproven_cause_leaves_the_observation_in_korean_too():

@@ -502,9 +502,8 @@ def _noam_properties(candidate):
         case = _noam_case(step, d_model, warmup)
         got = _run(candidate, case)
         if got.error is not None and step == 0 and isinstance(got.error, ZeroDivisionError):
-            raise CheckFailure("property-violated", tr("{case} raised {error}\nStep 0 must be treated as step 1: "
-                                                       "0 ** -0.5 divides by zero.", case=case.label,
-                                                       error=harness.describe_error(got.error)))
+            raise CheckFailure("property-violated", tr("{case} raised {error}\nStep 0 must be treated as step 1.",
+                                                       case=case.label, error=harness.describe_error(got.error)))
         if got.error is not None:
             raise _error_failure(got, case, candidate, "noam_rate")
         rates[step] = _as_number(got.result)
@@ -526,10 +525,16 @@ def _noam_properties(candidate):
                     "(the end of the warm-up); yours peaks at step {peak}.", d_model=d_model, warmup=warmup, peak=peak))
         raise CheckFailure(*found)
     case = _noam_case(warmup, d_model, warmup, 3.0)
-    scaled = _as_number(_run(candidate, case).result)
-    if scaled is None or not math.isclose(scaled, 3.0 * rates[warmup], rel_tol=1e-6):
-        raise CheckFailure("property-violated", tr("{case} should be 3 times the rate with factor=1.0: factor "
-                                                   "multiplies the whole schedule.", case=case.label))
+    got = _run(candidate, case)
+    if got.error is not None:
+        raise _error_failure(got, case, candidate, "noam_rate")
+    scaled = _as_number(got.result)
+    if scaled is None:
+        raise CheckFailure("wrong-interface", _not_a_number(case, got.result))
+    if not math.isclose(scaled, 3.0 * rates[warmup], rel_tol=1e-6):
+        raise CheckFailure("property-violated", tr("{case} is {value:.6g}; it should be 3 times the rate with "
+                                                   "factor=1.0, {expected:.6g}: factor multiplies the whole schedule.",
+                                                   case=case.label, value=scaled, expected=3.0 * rates[warmup]))
 
 
 NOAM.aspects.update(values=_noam_values, properties=_noam_properties)

@@ -13,11 +13,17 @@ TRANSLATIONS = {
         "출력에 exp를 취하면 모든 위치에서 어휘 축(마지막 축)을 따라 합이 1이어야 하는데, {where}에서는 합이 "
         "{total:.4g}입니다.",
     "With confident logits (scores hundreds apart, as a trained model gives) your output holds "
-    "{value} at {where}. A probability below ~1e-45 is 0 in float32, and log 0 = -inf: "
-    "compute the log-probabilities in one stable step, without forming the probabilities first.":
-        "확신도가 높은 로짓(학습된 모델이 내놓듯 점수 차이가 수백)을 넣자 {where}의 출력이 {value}입니다. "
-        "float32에서 약 1e-45보다 작은 확률은 0이 되고, log 0 = -inf입니다. 확률을 먼저 만들지 말고, 로그 "
-        "확률을 안정적인 한 단계로 계산하세요.",
+    "{value} at {where}.":
+        "확신도가 높은 로짓(학습된 모델이 내놓듯 점수 차이가 수백)을 넣자 {where}의 출력이 {value}입니다.",
+    "Your results are those of a generator that forms the probabilities first and then takes their log: a "
+    "probability below ~1e-45 is 0 in float32, and log 0 = -inf. Compute the log-probabilities in one stable "
+    "step.":
+        "결과가 확률을 먼저 만든 뒤 그 로그를 취하는 생성기의 결과와 같습니다. float32에서 약 1e-45보다 작은 "
+        "확률은 0이 되고, log 0 = -inf입니다. 로그 확률을 안정적인 한 단계로 계산하세요.",
+    "With the encoder's memory fixed, changing the weights of src_embed changed what decode returns, and "
+    "so did changing tgt_embed's: decode must read the target through tgt_embed alone.":
+        "인코더의 memory를 고정한 채 src_embed의 가중치를 바꿔도, tgt_embed의 가중치를 바꿔도 decode의 결과가 "
+        "바뀌었습니다. decode는 타깃을 tgt_embed로만 읽어야 합니다.",
     "Calling encode and decode on their own raised {error}":
         "encode와 decode를 따로 호출하자 예외가 발생했습니다: {error}",
     "With the encoder's memory fixed, changing the weights of src_embed changed what decode returns: decode "
@@ -38,16 +44,20 @@ TRANSLATIONS = {
         "그렇지 않습니다.",
     "Building a Transformer{init} and calling it raised {error}":
         "Transformer{init} 모델을 만들어 호출하자 예외가 발생했습니다: {error}",
-    "Built with dropout=0.0, your model gives other results in training mode than in evaluation "
-    "mode: some dropout did not get the `dropout` argument (a default p = 0.1 still drops). Pass "
-    "`dropout` on to every part that takes it.":
-        "dropout=0.0으로 만들었는데도 모델이 학습 모드와 평가 모드에서 다른 결과를 냅니다. 어떤 드롭아웃이 "
-        "`dropout` 인자를 받지 못한 것입니다(기본값 p = 0.1로 여전히 값을 버립니다). `dropout`을 받는 모든 "
-        "부분에 넘겨 주세요.",
+    "Built with dropout=0.0, your model gives other results in training mode than in evaluation mode (by up to "
+    "{gap:.3g}): something random acts in it although it was built with dropout=0.0.":
+        "dropout=0.0으로 만든 모델이 학습 모드와 평가 모드에서 다른 결과를 냅니다(최대 {gap:.3g}만큼). "
+        "dropout=0.0인데도 모델 안에서 무언가 무작위로 작용합니다.",
     "Built with dropout=0.5, your model gives the same results in training mode as in evaluation "
-    "mode: the `dropout` argument reaches no dropout.":
-        "dropout=0.5로 만들었는데 모델이 학습 모드와 평가 모드에서 같은 결과를 냅니다. `dropout` 인자가 어떤 "
-        "드롭아웃에도 전달되지 않습니다.",
+    "mode: nothing in it dropped.":
+        "dropout=0.5로 만들었는데 모델이 학습 모드와 평가 모드에서 같은 결과를 냅니다. 모델 안에서 아무것도 "
+        "버려지지 않았습니다.",
+    "Your results are those of a Transformer in which dropout acts at a rate of its own, 0.1 (the default), "
+    "not at the model's `dropout`, where src_embed's or tgt_embed's positional encoding, the encoder or the "
+    "decoder drops: every dropout takes the `dropout` argument.":
+        "결과가 src_embed나 tgt_embed의 위치 인코딩, 인코더, 디코더가 드롭아웃하는 자리에서 모델의 `dropout`이 "
+        "아닌 자기 비율(기본값 0.1)로 드롭아웃하는 Transformer의 결과와 같습니다. 모든 드롭아웃은 `dropout` 인자를 "
+        "받아야 합니다.",
     "Building a Transformer{init} raised {error}": "Transformer{init} 모델을 만드는 중에 예외가 발생했습니다: {error}",
     " That standard deviation is also what PyTorch's default start gives this layer ({default:.3g}).":
         " 이 표준편차는 PyTorch의 기본 초기화가 이 레이어에 주는 값({default:.3g})과도 같습니다.",

@@ -36,10 +36,8 @@ TRANSLATIONS = {
     "rates).":
         "작성한 코드의 학습률이 d_model배만큼 큽니다. 배율은 d_model ** -0.5입니다(모델이 클수록 학습률이 "
         "작아집니다).",
-    "{case} raised {error}\nStep 0 must be treated as step 1: "
-    "0 ** -0.5 divides by zero.":
-        "{case}에서 예외가 발생했습니다: {error}\n스텝 0은 스텝 1로 취급해야 합니다. 0 ** -0.5는 0으로 나누는 "
-        "계산입니다.",
+    "{case} raised {error}\nStep 0 must be treated as step 1.":
+        "{case}에서 예외가 발생했습니다: {error}\n스텝 0은 스텝 1로 취급해야 합니다.",
     "With d_model={d_model} and warmup={warmup}, noam_rate(0, ...) and "
     "noam_rate(1, ...) should both be the rate of step 1, {first:.6g} "
     "(step 0 is treated as step 1); yours are {at_0:.6g} and {at_1:.6g}.":
@@ -54,9 +52,10 @@ TRANSLATIONS = {
     "(the end of the warm-up); yours peaks at step {peak}.":
         "d_model={d_model}, warmup={warmup}일 때 학습률은 스텝 {warmup}(워밍업이 끝나는 지점)에서 가장 커야 하는데, "
         "작성한 코드는 스텝 {peak}에서 가장 큽니다.",
-    "{case} should be 3 times the rate with factor=1.0: factor "
-    "multiplies the whole schedule.":
-        "{case}의 값은 factor=1.0일 때의 3배여야 합니다. factor는 스케줄 전체에 곱해집니다.",
+    "{case} is {value:.6g}; it should be 3 times the rate with factor=1.0, {expected:.6g}: factor multiplies "
+    "the whole schedule.":
+        "{case}의 값이 {value:.6g}입니다. factor=1.0일 때의 3배인 {expected:.6g}이어야 합니다. factor는 스케줄 "
+        "전체에 곱해집니다.",
     "a stand-in model, src ({batch}, {src_len}) with padding, max_len={max_len}, bos_idx={bos}":
         "테스트용 대역 모델, 패딩이 있는 src ({batch}, {src_len}), max_len={max_len}, bos_idx={bos}",
     "a stand-in model, max_len=1: only the start token": "테스트용 대역 모델, max_len=1: 시작 토큰만",
