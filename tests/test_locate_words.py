@@ -64,6 +64,22 @@ NAMED = {
     ("Generator", "axis#2"): ("equals the log-probabilities (the log-softmax over the vocabulary)",
                               "로그 확률(어휘에 대한 로그 소프트맥스)과 같은 값"),
     ("LabelSmoothingLoss", "mask#0"): ("equals the rows whose target is padding", "타깃이 패딩인 행과 같은 값"),
+    # 10-train's other units: the rate, the batch, greedy decoding (numbers traced as 0-dim tensors)
+    ("noam_rate", "power#3"): ("equals the decay term step^−0.5", "감소 항(step^−0.5)과 같은 수"),
+    ("noam_rate", "power#1"): ("equals the scale d_model^−0.5", "배율(d_model^−0.5)과 같은 수"),
+    ("noam_rate", "constant#1"): ("equals the comparison max(step, 1) makes (step 0 read as step 1)",
+                                  "max(step, 1)의 비교(스텝 0을 스텝 1로 읽는 비교)와 같은 수"),
+    ("make_batch", "swap-names#0"): ("equals the padding mask of `tgt_in`; the exercise computes that step from the "
+                                     "decoder's input `tgt_in` (tgt without its last token)",
+                                     "`tgt_in`의 패딩 마스크와 같은 값"),
+    ("make_batch", "constant#0"): ("equals the real (non-padding) tokens of `tgt_out`; the exercise computes that step "
+                                   "from the expected output `tgt_out` (tgt without its first token)",
+                                   "`tgt_out`의 실제(패딩이 아닌) 토큰과 같은 값"),
+    ("greedy_decode", "constant#4"): ("The exercise passes the last position's vector there.", "마지막 위치의 벡터"),
+    ("greedy_decode", "double-call#1"): ("The exercise passes `ys` with the next token appended there.",
+                                         "다음 토큰을 덧붙인 `ys`"),
+    ("greedy_decode", "axis#6"): ("equal to the start tokens `ys` (every row bos_idx)",
+                                  "시작 토큰(모든 행이 bos_idx인 `ys`)"),
 }
 # locations that had "(none)" for what a step was given: now a sentence that says what it meant
 SAID_PLAINLY = {
@@ -97,18 +113,30 @@ def located(unit, candidate, lang):
     return text, line
 
 
+def _values_cases(unit):
+    """The unit's values cases: a UnitSpec's, or those of 10-train's units checked on their own (noam_rate,
+    make_batch, greedy_decode: autograder/checks/train.py)."""
+    if unit in UNITS:
+        return UNITS[unit].cases["values"]()
+    from autograder.checks import train
+
+    return {"noam_rate": train._noam_cases, "make_batch": train._batch_cases, "greedy_decode": train._greedy_cases}[unit]()
+
+
 def named_case(unit, text):
     """The values case whose label the message quotes (its first, where it quotes none)."""
-    cases = UNITS[unit].cases["values"]()
+    cases = _values_cases(unit)
     return next((case for case in cases if case.label and case.label in text), cases[0])
 
 
 def fits_the_case(line, case, init):
     """Whether every shape quoted in `line` starts with an axis size the case's own tensors or arguments have, or the
     module's constructor was given (a table of max_len rows); a `bmm`'s folded batch-and-head axis is none of them."""
-    sizes = {1} | {size for value in case.inputs.values() if isinstance(value, torch.Tensor) for size in value.shape}
-    sizes |= {value for value in [*case.inputs.values(), *(init or ())] if isinstance(value, int)}
-    return all(int(first) in sizes for first in SHAPE.findall(line.split(":", 1)[1]))
+    given = getattr(case, "inputs", None) or case.args
+    sizes = {1} | {size for value in given.values() if isinstance(value, torch.Tensor) for size in value.shape}
+    sizes |= {value for value in [*given.values(), *(init or ())] if isinstance(value, int)}
+    shown = line.split(":", 1)[1].split(" is called with the arguments")[0]  # an operator's arguments are no shape
+    return all(int(first) in sizes for first in SHAPE.findall(shown))
 
 
 CASES = sorted(set(NAMED) | set(SAID_PLAINLY))
@@ -127,7 +155,8 @@ def test_a_location_names_the_exercises_step(unit, label):
     assert not OLD_WORDS.search(en_line), en_line
     assert not re.search(r"\(없음\)|배치|모양", ko_line), ko_line
     assert not UNDECIDED.search(ko_line), ko_line
-    assert fits_the_case(en_line, named_case(unit, english), UNITS[unit].build_call().init), en_line
+    init = UNITS[unit].build_call().init if unit in UNITS else None
+    assert fits_the_case(en_line, named_case(unit, english), init), en_line
 
 
 def test_a_4d_matrix_product_is_told_in_the_shapes_the_code_holds():
