@@ -218,6 +218,29 @@ def _additive_mask_after_softmax():
     return Candidate
 
 
+def _decoder_layer(kind):
+    """The reference DecoderLayer with dropout1 or norm1 called but its result left unused (a functional norm in its
+    place), or dropout1 acting on x: each reaches notebook 07's own checks."""
+    import torch.nn.functional as F
+
+    from autograder import reference
+
+    class Candidate(reference.DecoderLayer):
+        def forward(self, x, memory, src_mask=None, tgt_mask=None):
+            attended = self.self_attn(x, x, x, tgt_mask)
+            if kind == "dropout1 unused":
+                self.dropout1(attended)
+                x = self.norm1(x + attended)
+            elif kind == "norm1 unused":
+                self.norm1(x + self.dropout1(attended))
+                x = F.layer_norm(x + self.dropout1(attended), x.shape[-1:], eps=self.norm1.eps)
+            else:  # dropout1 on x
+                x = self.norm1(self.dropout1(x) + attended)
+            x = self.norm2(x + self.dropout2(self.cross_attn(x, memory, memory, src_mask)))
+            return self.norm3(x + self.dropout3(self.ffn(x)))
+    return Candidate
+
+
 # unit, answer, what the message must say (en, ko), what it must not (the cause it used to guess)
 OWN_CHECK_CASES = {
     "scaled by the number of queries": ("scaled_dot_product_attention", lambda: _sdpa(scale_axis=-2),
@@ -240,6 +263,18 @@ OWN_CHECK_CASES = {
     "additive mask after the softmax": ("AdditiveAttention", _additive_mask_after_softmax,
                                         ("the mask acts after the softmax", "마스크가 소프트맥스 뒤에 적용"),
                                         ("before dropout", "드롭아웃 전의")),
+    # notebook 07: a module called whose result is left unused is applied; where dropout acts is not told by p = 1
+    "DecoderLayer's dropout1 called, its result unused": (
+        "DecoderLayer", lambda: _decoder_layer("dropout1 unused"),
+        ("nothing dropout1 drops reaches the output", "dropout1 모듈이 버린 값은 출력에 전혀 닿지 않습니다"),
+        ("is never applied", "한 번도 적용되지")),
+    "DecoderLayer's norm1 called, its result unused": (
+        "DecoderLayer", lambda: _decoder_layer("norm1 unused"),
+        ("Doubling norm1.weight does not change the output.", "norm1.weight를 두 배로 해도 출력이 바뀌지 않습니다."),
+        ("is never applied", "한 번도 적용되지")),
+    "DecoderLayer's dropout1 on x": (
+        "DecoderLayer", lambda: _decoder_layer("dropout1 on x"),
+        ("Yours differs, by up to", "만큼 다릅니다"), ("is a dropout applied after a norm", "정규화 뒤에 적용했거나")),
 }
 
 

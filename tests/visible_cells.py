@@ -17,7 +17,7 @@ from autograder import reference
 from learner_kit import i18n
 from learner_kit.explain import explain_errors
 from learner_kit.messages import format_message
-from learner_kit.visible import check_visible, passed
+from learner_kit.visible import check_visible, passed, visible_problem
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -41,7 +41,8 @@ def visible_cell_message(unit, candidate, names=None, lang="en"):
         raise LookupError(f"no visible test cell for {unit}")
     namespace = {name: getattr(reference, name) for name in dir(reference) if not name.startswith("_")}
     namespace.update(torch=torch, nn=nn, F=F, math=math, format_message=format_message, check_visible=check_visible,
-                     passed=passed, explain_errors=explain_errors, __name__="__main__")
+                     passed=passed, visible_problem=visible_problem, explain_errors=explain_errors,
+                     __name__="__main__")
     namespace.update(names or {})
     namespace[unit] = candidate
     with i18n.speaking(lang), contextlib.redirect_stdout(io.StringIO()):
