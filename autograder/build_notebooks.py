@@ -32,11 +32,17 @@ Another edition (``--lang ko``) is built the same way from ``notebooks/ko/<id>.m
 ``ko/solutions/<id>/<id>.ipynb``: the same code cells, graded cells and grade ids (tests/test_editions.py),
 prose, comments and messages in its language. The notebook's metadata says its language
 (``course_language``), which the grader reads to give feedback in it.
+
+Every built notebook says it is built (``built_mark``): its metadata ``transformer_course`` names its source
+(``built_from``) and says not to edit it, and nbgrader carries that metadata into the release. The maintainers'
+copies (solutions/) also show it as their first cell, one line; the release leaves that cell out
+(autograder.release), so learners never see it (tests/test_built_marks.py).
 """
 import argparse
 import inspect
 import re
 import sys
+from pathlib import Path
 
 import nbformat
 import yaml
@@ -73,6 +79,14 @@ LEVEL_NOTE = {
     "ko": {"challenge": "**도전 단계.** 빈칸마다 함수 본문 전체를 씁니다. 무엇을 써야 하는지는 시그니처와 독스트링, "
                         "그리고 위의 설명이 알려 줍니다. 막히면 각 연습 아래의 힌트를 하나씩 열어 보세요. "
                         "이 노트북의 안내 단계는 빈칸이 더 작습니다."},
+}
+
+BUILT_KEY = "transformer_course"  # the notebook metadata that says where a built notebook comes from
+MARK_CELL_ID = "built-from"  # the id of the maintainers' one-line mark, the first cell of solutions/ notebooks
+MARK_TEXT = {
+    "en": "*Built from `{source}`: do not edit this notebook; edit its source, then `{rebuild}` and `make release`.*",
+    "ko": "*`{source}`에서 만든 노트북입니다. 이 파일을 고치지 말고 원본을 고친 뒤 `{rebuild}`, `make release`를 "
+          "실행하세요.*",
 }
 
 
@@ -253,7 +267,25 @@ def notebook(assignment, lang="en", level=DEFAULT_LEVEL):
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata[METADATA_KEY] = lang
     nb.metadata[LEVEL_KEY] = level
+    nb.metadata[BUILT_KEY] = built_mark(assignment, lang)
+    nb.cells.insert(0, mark_cell(nb.metadata[BUILT_KEY], lang))  # after the numbering: the other ids stay
     return nb
+
+
+def built_mark(assignment, lang="en"):
+    """The metadata of a built notebook that names its source and says how to change it."""
+    source = (sources_dir(lang) / f"{assignment}.md").relative_to(ROOT).as_posix()
+    rebuild = f"python -m autograder.build_notebooks --lang {lang} {assignment}"
+    return {"built_from": source, "rebuild": rebuild,
+            "note": f"Do not edit: this notebook is built from {source}. Edit the source, then run `{rebuild}` "
+                    "(both levels) and `make release` (course/)."}
+
+
+def mark_cell(mark, lang="en"):
+    """The one-line Markdown cell that tells a maintainer opening a solutions/ notebook where it comes from."""
+    cell = nbformat.v4.new_markdown_cell(MARK_TEXT[lang].format(source=mark["built_from"], rebuild=mark["rebuild"]))
+    cell.id = MARK_CELL_ID
+    return cell
 
 
 def take_outputs(nb, executed):
@@ -266,17 +298,20 @@ def take_outputs(nb, executed):
         cell.outputs, cell.execution_count = other.outputs, other.execution_count
 
 
-def build(assignment, execute=True, allow_errors=False, lang="en", level=DEFAULT_LEVEL):
-    """Write solutions/<assignment>/<assignment>.ipynb of an edition and level; the challenge level takes the
-    built guided notebook's outputs (same code), so the guided level is built first."""
+def build(assignment, execute=True, allow_errors=False, lang="en", level=DEFAULT_LEVEL, to=None):
+    """Write solutions/<assignment>/<assignment>.ipynb of an edition and level (or <to>/<assignment>/...); the
+    challenge level takes the built guided notebook's outputs (same code), so the guided level is built first."""
     nb = notebook(assignment, lang, level)
-    folder = solutions_dir(lang, level) / assignment
+    folder = Path(to or solutions_dir(lang, level)) / assignment
     folder.mkdir(parents=True, exist_ok=True)
     if level != DEFAULT_LEVEL:
         if execute:
             take_outputs(nb, nbformat.read(solutions_dir(lang) / assignment / f"{assignment}.ipynb", as_version=4))
     elif execute:
-        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors, resources={"metadata": {"path": str(folder)}}).execute()
+        # so that a rebuild changes only what changed: no execution timestamps in the cells' metadata, and a cell's
+        # printing as one output per stream however the machine's timing cut it (nbval compares them so too)
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors, record_timing=False,
+                       coalesce_streams=True, resources={"metadata": {"path": str(folder)}}).execute()
         nb.metadata["language_info"] = {"name": "python"}  # keep the file stable across patch versions
     nbformat.validate(nb)
     target = folder / f"{assignment}.ipynb"

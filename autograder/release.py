@@ -10,12 +10,18 @@ in the learner's copy). ``--lang ko`` releases the Korean edition, ko/solutions 
 ``--level challenge`` the challenge level (autograder/levels.py), challenge/solutions into
 challenge/course (challenge/ko/... with ``--lang ko``). An edition's glossary goes out with
 each of its levels.
+
+A released notebook keeps its source's metadata, the mark that names the Markdown it is built from
+(build_notebooks.built_mark), but not the maintainers' one-line mark cell: learners are not told what not to edit.
 """
 import argparse
 import shutil
 import tempfile
 from pathlib import Path
 
+import nbformat
+
+from autograder.build_notebooks import MARK_CELL_ID
 from autograder.levels import DEFAULT_LEVEL, LEVELS
 from autograder.paths import EDITIONS, assignment_ids, course_dir, edition_root, put_python_scripts_on_path, sources_dir
 from learner_kit.workspace import stamp_kernel
@@ -45,7 +51,17 @@ def generate_release(assignments, release_dir: Path, lang="en", level=DEFAULT_LE
             if not result["success"]:
                 raise RuntimeError(f"nbgrader could not release {assignment}:\n{result['error']}\n{result['log']}")
             for notebook in sorted((release_dir / assignment).glob("*.ipynb")):
+                without_mark_cell(notebook)
                 stamp_kernel(notebook)
+
+
+def without_mark_cell(notebook: Path):
+    """Take the maintainers' mark cell (build_notebooks.mark_cell) out of a released notebook."""
+    nb = nbformat.read(notebook, as_version=4)
+    kept = [cell for cell in nb.cells if cell.get("id") != MARK_CELL_ID]
+    if len(kept) != len(nb.cells):
+        nb.cells = kept
+        nbformat.write(nb, notebook)
 
 
 def main(argv=None):
