@@ -225,3 +225,38 @@ def test_the_budgets_homonyms_have_names_of_their_own():
     quota = wire.ElementQuota()
     with pytest.raises(wire.ChannelClosed, match="tensor elements"):
         quota.take_elements(wire.MAX_ELEMENTS + 1)
+
+
+@pytest.mark.parametrize("cpu_counted", [True, False])
+def test_the_graders_own_work_between_requests_is_not_the_notebooks_time(cpu_counted):
+    """The clock runs while the child has a request to answer: the grader's checks between a reply and the next
+    request (slow on a busy machine) move the session's and the run's deadlines on; the child's own time does not."""
+    sent = []
+
+    replies = iter([{"started": 1, "cpu_counted": cpu_counted}, {"loaded": True}])
+
+    def receive(deadline):
+        if "seq" not in sent[-1]:  # the notebook's start
+            return next(replies)
+        time.sleep(CHILD_S)  # the child works
+        return {"seq": sent[-1]["seq"]}
+
+    server = judge.UnitServer.__new__(judge.UnitServer)
+    server.started, server.workdir, server.start, server.send = True, "/tmp", lambda: None, sent.append
+    server.receive = receive
+    run = verify.NotebookRun(server, 10, NotebookBudget(30).limits(), 30, "en")
+    run.start()
+    session = run.session
+    asked = time.monotonic()
+    session.ask({"op": "first"})
+    session_deadline, run_deadline = session.deadline, run.deadline
+    time.sleep(GRADER_S)  # the grader's turn: its checks on the reply
+    asking = time.monotonic()
+    session.ask({"op": "second"})
+    moved = session.deadline - session_deadline
+    assert GRADER_S <= moved < asking - asked - CHILD_S + 0.3  # the grader's turn, none of the child's
+    assert run.deadline - run_deadline == pytest.approx(moved)
+    assert not run.out_of_time()
+
+
+GRADER_S, CHILD_S = 0.5, 0.6

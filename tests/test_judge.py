@@ -228,4 +228,4 @@ def test_a_mistake_no_id_names_is_located_from_outside(judge):
                               "`self.cross_attn` as `input`; the exercise passes the cross-attention sublayer's " \
                               "residual sum there, which is that plus the output of `self.norm1`." in message, \
             (grade_id, message)
-    assert all(passed for grade_id, (passed, _) in verdicts.items() if grade_id.startswith("Decoder-"))
+    assert all(passed for grade_id, (passed, _) in verdicts.items() if grade_id.startswith("Decoder-")), {g: v for g, v in verdicts.items() if g.startswith("Decoder-") and not v[0]}

@@ -171,8 +171,8 @@ class UnitServer:
             self.close()
             raise SessionFailure("the checking process did not start")
         # The budget starts with the notebook's child. Where the kernel counts the notebook's CPU time (its cgroup),
-        # the server stops it at that budget, and the clock here is only a backstop: a busy grading machine, or
-        # the grader's own work between requests, costs the learner nothing.
+        # the server stops it at that budget, and the clock here is only a backstop: a busy grading machine costs
+        # the learner nothing; the grader's own work between requests never counts (Session.resume_clock).
         cpu_counted = started.get("cpu_counted") is True
         session = Session(self, NotebookBudget(budget_s).deadline(time.monotonic(), cpu_counted), limits)
         session.cpu_counted = cpu_counted
@@ -217,6 +217,11 @@ class Session:
         self.cuda = False  # whether the child can run the learner's code on a GPU (it said so when loaded)
         self.cpu_counted = False  # whether the server stops the child at its CPU-time budget (the deadline a backstop)
         self.out_of_cpu = False  # whether the server stopped the child at that budget
+        # The notebook's clock runs while its child has a request to answer, not while the grader works between
+        # replies and requests (its checks, its diagnosis): that time moves the deadline on, and on_pause(seconds)
+        # tells the notebook's run (verify.NotebookRun), so that a busy grading machine costs the learner nothing.
+        self.grader_since = None  # when the child's last reply came (the grader's turn since)
+        self.on_pause = None
 
     def receive_reply(self, seq):
         """The child's reply to request ``seq`` (None: the first, unnumbered one)."""
@@ -237,11 +242,22 @@ class Session:
             if reply.get("seq") is None and "request_error" in reply and seq is not None:
                 raise RequestNotDelivered(str(reply["request_error"]))
             if reply.get("seq") == seq:
+                self.grader_since = time.monotonic()
                 return reply
+
+    def resume_clock(self):
+        """The grader's turn is over: the deadline moves on by its length (see grader_since)."""
+        if self.grader_since is None:
+            return
+        paused, self.grader_since = time.monotonic() - self.grader_since, None
+        self.deadline += paused
+        if self.on_pause is not None:
+            self.on_pause(paused)
 
     def ask(self, request):
         if self.dead:
             raise SessionFailure(self.dead)
+        self.resume_clock()
         self.seq += 1
         if request.get("op") == "run_cells" and isinstance(request.get("cells"), list):
             self.cells.extend(request["cells"])

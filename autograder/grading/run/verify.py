@@ -244,6 +244,7 @@ class NotebookRun:
         with stage(SANDBOX if self.server.started else UNIT_SERVER):
             self.session, _ = self.server.notebook(list(self.cells), self.cell_timeout, self.limits, remaining,
                                                    self.language, cuda=gpu)
+        self.session.on_pause = self.paused
         if self.session.cpu_counted and not self.backstop:  # the CPU-time budget rules; the clock is a backstop
             self.backstop = True
             self.deadline = self.budget.deadline(self.begun, cpu_counted=True)
@@ -251,6 +252,10 @@ class NotebookRun:
         if gpu and not self.session.cuda and not self.restarts:
             print("  the grader has a GPU, but the notebook's process cannot use it (sandbox, driver): "
                   "the device aspect runs on the CPU and the meta device only", flush=True)
+
+    def paused(self, seconds):
+        """The grader worked ``seconds`` between a reply of the child and its next request: not the notebook's time."""
+        self.deadline += seconds
 
     def out_of_time(self):
         """Whether this notebook's run used its whole budget: the wall clock's deadline passed, or its CPU time."""
