@@ -10,6 +10,7 @@ import re
 import nbformat
 import pytest
 
+from autograder.build_notebooks import MARK_CELL_ID
 from autograder.paths import EDITIONS, solutions_dir
 
 WRITTEN_FOR_YOU = {"en": (r"written for you", r"guided level"), "ko": (r"이미 적혀", r"가이드 단계")}
@@ -17,7 +18,7 @@ WRITTEN_FOR_YOU = {"en": (r"written for you", r"guided level"), "ko": (r"이미 
 
 def markdown(lang, level, assignment):
     path = solutions_dir(lang, level) / assignment / f"{assignment}.ipynb"
-    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown" and c.id != MARK_CELL_ID]
 
 
 def challenge_notebooks():
