@@ -184,7 +184,8 @@ STUDENTS = {
     "huge": "huge",  # a notebook over the size cap (a valid one: its last cell's output is large)
     "many-markdown": "many-markdown",  # 100,000 Markdown cells (12 MB): 476 s of nbgrader's steps before the cap
     "many-code": "many-code",  # 60,000 empty code cells: 426 s before the cap
-    "escapes": f"def add(a, b):\n    raise ValueError({ESCAPES + ' ran past its time budget'!r})\n",
+    # its answer cell stops with a TimeoutError of its own words: a failure the terminal names, with them
+    "escapes": f"raise TimeoutError({ESCAPES!r})\n",
     "words": "def add(a, b):\n    raise ValueError('Not graded: internal grading error (the grader broke)')\n",
     FORMULA: None,
 }

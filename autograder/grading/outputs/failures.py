@@ -2,7 +2,10 @@
 
 The run records it where it happens (run/worker.py, run/runner.py, run/verify.py): a record's ``"failure"`` is
 ``{"what": one of FAILURES, "message": the index in its "feedback" of the message that says so}``, and its
-``"grader_error": true`` marks the grader's own failure. The class report (class_report/) and the terminal
+``"grader_error": true`` marks the grader's own failure. One kind has no field: a notebook missing or unreadable
+keeps results.json's plain record (its one message, the grader's "Not graded: ...", is all it has; tests/test_grading
+pins those fields), and is told by that message's start, which a learner's message never has (theirs start with the
+name of their exception). The class report (class_report/) and the terminal
 (report.stops) read them here. Records written before the "failure" field existed are read by the old match of
 the grader's message text in both languages (``failure_in_messages``), kept only for them.
 """
@@ -10,6 +13,7 @@ import re
 
 FAILURE = "failure"  # a record's field: {"what": ..., "message": index in its feedback}
 GRADER_ERROR = "grader_error"  # a record's field, True where the grader's own code failed (never read from its text)
+RECORDS_SAY_FAILURES = "records_say_failures"  # a worker's result: its records have the "failure" field where one was
 
 TIME_BUDGET = "time budget"
 RUN_STOPPED = "run stopped"  # the notebook's process ended (a limit, a crash) before a graded cell was judged
@@ -42,6 +46,22 @@ def mark(record, what, message=0):
     return record
 
 
+def answer_cell(error):
+    """The failure of an answer cell that stopped with ``error`` (the child's "Name: text" of it), where that is a
+    limit (TimeoutError, MemoryError), else None: any other error of the learner's code is its own mistake."""
+    name = str(error).partition(":")[0].strip()
+    return ANSWER_CELL.format(error=name) if name in CELL_LIMIT_ERRORS else None
+
+
+# What stopped nbgrader's kernel (--kernel-run), by the name of the error forked_kernels' watchdog ends it with.
+WATCHDOG_STOPS = {"TimeoutError": TIME_BUDGET, "OSError": DISK_LIMIT}
+
+
+def kernel_stop(watchdog_error):
+    """The failure of a notebook whose nbgrader kernel the watchdog stopped with ``watchdog_error``."""
+    return WATCHDOG_STOPS.get(str(watchdog_error).partition(":")[0].strip(), KERNEL_STOPPED)
+
+
 def clean_failure(value, feedback):
     """A record's "failure" as read from results.json, or None where it names none that can be shown."""
     if not isinstance(value, dict) or value.get("what") not in FAILURES:
@@ -70,9 +90,11 @@ def record_failure(record, recorded):
     if not recorded:
         return failure_in_messages(messages)
     found = record.get(FAILURE)
-    if not found:
-        return None
-    return FAILURES[found["what"]], found["what"], messages[found["message"]]
+    if found:
+        return FAILURES[found["what"]], found["what"], messages[found["message"]]
+    if messages and messages[0].startswith(NOT_GRADED):  # a notebook missing or unreadable (see the note above)
+        return "unreadable", NOT_GRADED_WHAT, messages[0]
+    return None
 
 
 def job_stopped(record, recorded, problem):

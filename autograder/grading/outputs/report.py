@@ -111,10 +111,12 @@ def grade_table(records):
 
 # ------------------------------------------------------------------ what stopped a notebook, for the terminal
 
-def stops(records):
+def stops(records, recorded=None):
     """[(student/assignment, text)]: each notebook of ``records`` that was not graded normally (missing, unreadable,
-    stopped by a limit, a grading error: failures.record_failure), once, with what happened."""
-    recorded = records_say_failures(records)
+    stopped by a limit, a grading error: failures.record_failure), once, with what happened. ``recorded``: whether
+    they were written by a run that records failures (the run says so of its own; default: failures.
+    records_say_failures)."""
+    recorded = records_say_failures(records) if recorded is None else recorded
     found = {}
     for r in records:
         where = (f"{r['student']}/{r['assignment']}", r["notebook"])

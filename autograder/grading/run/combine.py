@@ -1,8 +1,10 @@
 """One record per graded cell: nbgrader's score, lowered (never raised) by the out-of-kernel check.
 
-A record is {student, assignment, notebook, grade_id, points, max_points, feedback}; a
-key starting with "_" is internal and dropped from what is written out.
+A record is {student, assignment, notebook, grade_id, points, max_points, feedback}, with "failure" (what stopped
+its notebook, outputs/failures.py) and "grader_error" where they apply; a key starting with "_" is internal and
+dropped from what is written out.
 """
+from autograder.grading.outputs.failures import mark
 from learner_kit.i18n import tr
 
 
@@ -62,6 +64,26 @@ def combined_records(submission, source_notebook, nbgrader_results, verdicts, nb
         if not passed and nbgrader_results is not None and nbgrader_results[cell.grade_id][0] > 0:
             entry["_verifier_message"] = verifier_message  # shown in the feedback notebook too
         records.append(entry)
+    return records
+
+
+def message_index(messages, message):
+    """Where combined_records put ``message`` among ``messages`` (``_add``: once per first line), or None."""
+    first = message.splitlines()[0] if message else None
+    return next((i for i, m in enumerate(messages) if m and m.splitlines()[0] == first), None) if first else None
+
+
+def mark_failures(records, verdicts, nbgrader_stopped=None):
+    """Each record's "failure" (outputs/failures.py), in the order its messages say them: nbgrader's run that did not
+    finish (``nbgrader_stopped``: what stopped it; combined_records put its message first), then what stopped the
+    judge's run at its cell (judge.Verdict.failure), at the verdict's message."""
+    for entry in records:
+        if nbgrader_stopped:
+            mark(entry, nbgrader_stopped, 0)
+        verdict = verdicts.get(entry["grade_id"])
+        index = message_index(entry["feedback"], verdict[1]) if getattr(verdict, "failure", None) else None
+        if index is not None:
+            mark(entry, verdict.failure, index)
     return records
 
 

@@ -515,10 +515,11 @@ class Verdict(tuple):
     learner's own parts fails its test. In the notebook's kernel the cell runs with the learner's parts and may
     fail for them; that run may then not lower this verdict (combine.py): one mistake costs one unit."""
 
-    def __new__(cls, passed, message, decisive=False, grader_error=False):
+    def __new__(cls, passed, message, decisive=False, grader_error=False, failure=None):
         made = super().__new__(cls, (passed, message))
         made.decisive = decisive
         made.grader_error = grader_error  # the grader's own code failed on this cell (class_report tells it by this)
+        made.failure = failure  # what stopped the notebook's run at this cell: a record's failure (outputs/failures.py)
         return made
 
 

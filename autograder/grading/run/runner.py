@@ -16,6 +16,7 @@ from autograder.grading.run import sandbox
 from autograder.grading.run.combine import zero_submission
 from autograder.grading.bookkeeping.config import Settings, configured_course_id, configured_db_url
 from autograder.grading.outputs.feedback_page import feedback_folder, write_fallbacks
+from autograder.grading.outputs.failures import JOB_STOPPED, RECORDS_SAY_FAILURES, WORKER_DIED, mark
 from autograder.grading.outputs.lms_export import FINDINGS_FILE, keep_findings
 from autograder.grading.bookkeeping.gradebook import build_template, prepare_course_gradebook, store_scores, template_cached
 from autograder.grading.bookkeeping.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack
@@ -56,7 +57,7 @@ class Progress:
         self.done += 1
         timing = result.get("timing")
         seconds = timing["ended"] - timing["started"] if timing else None
-        problems = stops(result["records"])
+        problems = stops(result["records"], recorded=result.get(RECORDS_SAY_FAILURES))
         line = escaped(f"[{self.done}/{self.total}] " + submission_line(submission.key, result["records"], seconds, problems))
         if self.bar is None:
             self.log(line)
@@ -187,7 +188,7 @@ def guarded_pack(submission, notebook_names):
 
 
 def grader_error(records):
-    """``records`` marked as the grader's own failure (class_report.GRADER_ERROR): told apart by this field, which
+    """``records`` marked as the grader's own failure (failures.GRADER_ERROR): told apart by this field, which
     only the grader sets, not by their words."""
     return [{**r, "grader_error": True} for r in records]
 
@@ -203,7 +204,10 @@ def task_result(future, submission, source_notebooks):
                 "process does that, and so does a worker the machine or the cluster lost)")
         why = (lost if isinstance(error, KilledWorker) else
                f"Not graded: internal grading error ({type(error).__name__}: {str(error)[:300]}).")
-        return {"records": grader_error(zero_submission(submission, source_notebooks, why)), "feedback": {}, "log": ""}
+        records = grader_error(zero_submission(submission, source_notebooks, why))
+        if isinstance(error, KilledWorker):
+            records = [mark(r, WORKER_DIED) for r in records]
+        return {"records": records, "feedback": {}, "log": "", RECORDS_SAY_FAILURES: True}
 
 
 def write_logs(logs: Path, submission, result):
@@ -320,7 +324,7 @@ def collect(out: Path, submissions, sources, keys):
         saved = read_state(out, submission, keys[submission.key])
         if saved is None:
             why = f"Not graded: the grading job stopped before this submission (see {out / 'logs'})."
-            saved = grader_error(zero_submission(submission, sources[submission.assignment], why))
+            saved = [mark(r, JOB_STOPPED) for r in grader_error(zero_submission(submission, sources[submission.assignment], why))]
         level = submission_level(submission, [nb.name for nb in sources[submission.assignment]])
         records += [{"student": r["student"], "assignment": r["assignment"], "level": level, **r} for r in saved]
     return records

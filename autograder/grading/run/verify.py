@@ -24,6 +24,7 @@ from autograder.grading.run.judge import (
 )
 from autograder.grading.run.stages import RUN, SANDBOX, UNIT_SERVER, VERDICTS, stage
 from autograder.grading.bookkeeping.recorded_run import shown_outputs
+from autograder.grading.outputs.failures import NOT_GRADED_WHAT, OUTPUTS_RUN_STOPPED, RUN_STOPPED, TIME_BUDGET, answer_cell
 from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, as_cell as classify
 from learner_kit.i18n import notebook_language, speaking, tr
 from sandbox_servers.budget import NotebookBudget
@@ -159,7 +160,8 @@ class Verifier:
         except SessionFailure as failure:
             self.out_of_time = run.out_of_time()
             why = tr("Not graded: the notebook's code could not be run ({failure}).", failure=failure)
-            return {cell.grade_id: (False, why) for cell in graded}
+            stopped_by = TIME_BUDGET if self.out_of_time else NOT_GRADED_WHAT
+            return {cell.grade_id: Verdict(False, why, failure=stopped_by) for cell in graded}
         verdicts, broken = {}, {}
         keys, own_cells = learner_layout(source_notebook, submitted_notebook)
         try:
@@ -181,6 +183,7 @@ class Verifier:
         verdicts = {}
         for cell in graded:
             call, stopped, verdict, failed_here = graded_call(cell), False, None, False
+            stopped_by = None  # what stopped the notebook's run at this cell (a record's failure)
             session = run.session_for_next_cell()
             try:
                 if session.dead:
@@ -193,6 +196,7 @@ class Verifier:
                     passed, message = verdict
             except SessionFailure as failure:
                 stopped = True
+                stopped_by = TIME_BUDGET if run.out_of_time() else RUN_STOPPED
                 passed, message = False, tr("Not graded: the run of this notebook stopped before this cell ({failure}).",
                                             failure=failure)
             except Exception:  # a grader bug costs this cell, with a message, not the notebook
@@ -203,10 +207,11 @@ class Verifier:
             unit = cell.grade_id.split("-")[0]
             if not passed and unit in broken and not stopped:
                 message += tr(" (the answer cell of {unit} stopped with {error})", unit=unit, error=broken[unit])
+                stopped_by = answer_cell(broken[unit])
             if session.dead and not stopped and run.can_restart():
                 message += tr(" The grader started the notebook's code again for the cells after this one.")
             verdicts[cell.grade_id] = Verdict(passed, message[:MAX_MESSAGE], getattr(verdict, "decisive", False),
-                                              grader_error=failed_here)
+                                              grader_error=failed_here, failure=stopped_by)
         return verdicts
 
 
@@ -231,6 +236,7 @@ class NotebookRun:
         self.cells = []  # every cell the child has run, in order
         self.outputs = {}  # {key: [nbformat outputs]} of the cells sent with a "key" (keep_outputs)
         self.stopped = None  # (key, why) where show() stopped
+        self.stopped_by = None  # ... and what stopped it: a record's failure (outputs/failures.py)
         self.session, self.units, self.restarts, self.loading_failed = None, {}, 0, False
 
     def start(self):
@@ -304,6 +310,7 @@ class NotebookRun:
                 reply = session.ask({"op": "run_cells", "cells": [cell]})
             except SessionFailure as failure:
                 self.stopped = (cell["key"], str(failure))
+                self.stopped_by = TIME_BUDGET if self.out_of_time() else OUTPUTS_RUN_STOPPED
                 return
             self.keep_outputs([cell], reply)
 

@@ -23,7 +23,8 @@ from pathlib import Path
 import nbformat
 
 from autograder.checks import core as checks_core
-from autograder.grading.run.combine import combined_records, public, zero_records, zero_submission
+from autograder.grading.run.combine import combined_records, mark_failures, public, zero_records, zero_submission
+from autograder.grading.outputs.failures import KERNEL_STOPPED, RECORDS_SAY_FAILURES, TIME_BUDGET, kernel_stop, mark
 from autograder.grading.bookkeeping.config import Settings, cell_timeout
 from autograder.grading.run.forked_kernels import KERNELS
 from autograder.grading.run.stages import AUTOGRADE, FEEDBACK, GRADEBOOK, READ, recording, stage
@@ -151,7 +152,7 @@ class GradingWorker:
                 comments.clear()
                 records = zero_submission(packed, sources, f"Not graded: internal grading error ({short_reason(traceback.format_exc())}).")
                 for record in records:
-                    record["grader_error"] = True  # the grader's failure, by this field (class_report.classify)
+                    record["grader_error"] = True  # the grader's failure, by this field (failures.record_failure)
                 traceback.print_exc(file=log)
             pages = {}
             try:
@@ -163,7 +164,7 @@ class GradingWorker:
             if self.setup is not None:  # once per worker: with its first result
                 stages["setup"], self.setup = self.setup, None
         return {"records": public(records), "feedback": pages, "autograded": shown, "comments": comments,
-                "language": language, "log": log.getvalue(), "stages": stages}
+                "language": language, "log": log.getvalue(), "stages": stages, RECORDS_SAY_FAILURES: True}
 
     def grade_notebooks(self, packed, sources, notebooks, course, shown, comments):
         """The records of every source notebook of the submission's assignment, autograded in ``course``;
@@ -192,7 +193,7 @@ class GradingWorker:
         for source in sources:
             if source.name not in notebooks:
                 why = packed.unreadable.get(source.name, f"no notebook named {source.name}.ipynb was submitted")
-                records += zero_records(packed, source, f"Not graded: {why}.")
+                records += zero_records(packed, source, f"Not graded: {why}.")  # no "failure": see failures.record_failure
                 continue
             with stage(GRADEBOOK):
                 verdicts_here = verdicts[source.name]
@@ -202,9 +203,12 @@ class GradingWorker:
                 for entry in notebook_records:  # a verdict the grader's own failure made says so by a field, not in words
                     if getattr(verdicts_here.get(entry["grade_id"]), "grader_error", False) is True:
                         entry["grader_error"] = True
+                nbgrader_stopped = (self.kernel_stop if self.settings.kernel_run else KERNEL_STOPPED) if nbgrader is None else None
+                mark_failures(notebook_records, verdicts_here, nbgrader_stopped)
                 stopped = getattr(runs.get(source.name), "stopped", None)
                 if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
                     notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
+                    mark(notebook_records[0], runs[source.name].stopped_by, len(notebook_records[0]["feedback"]) - 1)
                 autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
                 if autograded is not None:
                     shown[source.name] = autograded
@@ -225,9 +229,11 @@ class GradingWorker:
         """nbgrader's autograde of ``notebooks`` in its kernel (--kernel-run), with ``left_s`` seconds of the notebook's
         budget; its error text or None.
         Not run where the judge's run used the whole budget: the same code would only spend it again."""
+        self.kernel_stop = KERNEL_STOPPED  # what stopped nbgrader's run, where it did not finish (a record's failure)
         if not notebooks:
             return None
         if out_of_time or left_s < MIN_KERNEL_RUN_S:
+            self.kernel_stop = TIME_BUDGET
             course.forget(packed)
             print(f"  nbgrader autograde: not run ({max(left_s, 0):.0f} s of the budget left)", flush=True)
             return NotebookBudget.of(self.settings).out_of_time()  # where it was judged: not run again
@@ -239,6 +245,7 @@ class GradingWorker:
             KERNELS.time_left_s = None
         if failure and KERNELS.stopped:
             failure = KERNELS.stopped  # the watchdog's reason, not the dead kernel's error it caused
+            self.kernel_stop = kernel_stop(failure)
         return failure
 
     def close(self):

@@ -1,6 +1,6 @@
-"""Korean of the class report's and the LMS export's sentences (autograder/grading/outputs/class_report.py, lms_export.py)."""
+"""Korean of the class report's and the LMS export's sentences (autograder/grading/outputs/class_report/, lms_export.py)."""
 TRANSLATIONS = {
-    # class_report.py
+    # class_report/
     "Open the notebook in JupyterLab and go to the section named here (its table of contents lists the sections); "
     "the text under the section's heading begins as quoted.":
         "JupyterLab에서 노트북을 열고 여기 적힌 절로 가세요(목차에 절이 나열됩니다). 절 제목 아래 글은 인용한 대로 "

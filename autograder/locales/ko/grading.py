@@ -1,7 +1,8 @@
 """Korean of the grader's own sentences about a submission (autograder/grading/run/verify.py, combine.py).
 
-The class report finds what stopped a notebook by fragments of these messages in both languages
-(class_report.LIMITS, GRADER_TROUBLE): keep the fragments it lists when you edit them.
+What stopped a notebook is a field of its records now; records written before that field are still read by
+fragments of these messages in both languages (outputs/failures.py: LIMITS, NOT_GRADED): keep the fragments it lists
+when you edit them.
 """
 TRANSLATIONS = {
     "Not graded: the notebook's code could not be run ({failure}).":
