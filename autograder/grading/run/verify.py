@@ -25,7 +25,7 @@ from autograder.grading.run.judge import (
 from autograder.grading.run.stages import RUN, SANDBOX, UNIT_SERVER, VERDICTS, stage
 from autograder.grading.bookkeeping.recorded_run import shown_outputs
 from autograder.grading.outputs.failures import NOT_GRADED_WHAT, OUTPUTS_RUN_STOPPED, RUN_STOPPED, TIME_BUDGET, answer_cell
-from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, as_cell as classify
+from autograder.grading.bookkeeping.source import ANSWER, CODE, PROVIDED, TEST, as_cell
 from learner_kit.i18n import notebook_language, speaking, tr
 from sandbox_servers.budget import NotebookBudget
 
@@ -37,7 +37,7 @@ def submitted_answers(notebook):
     """{grade_id: source} of the submitted answer cells; the last of duplicates wins, as in nbgrader."""
     answers = {}
     for cell in notebook.cells:
-        classified = classify(cell)
+        classified = as_cell(cell)
         if classified is not None and classified.kind == ANSWER:
             answers[classified.grade_id] = classified.source
     return answers
@@ -93,7 +93,7 @@ def learner_layout(source_notebook, submitted_notebook):
     skeleton = {cell.grade_id: cell for cell in source_notebook.cells if cell.kind in (TEST, ANSWER, PROVIDED)}
     kept = {}  # grade_id -> the index of its last cell (nbgrader keeps the last of duplicates)
     for index, cell in enumerate(submitted_notebook.cells):
-        classified = classify(cell)
+        classified = as_cell(cell)
         if classified is not None and classified.grade_id in skeleton:
             kept[classified.grade_id] = index
     required = [grade_id for grade_id, cell in skeleton.items() if cell.kind in (TEST, PROVIDED)]
