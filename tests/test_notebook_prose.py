@@ -242,8 +242,51 @@ def _decoder_layer(kind):
     return Candidate
 
 
+def _transformer(kind):
+    """A Transformer that reads the target through both tables, or drops with a rate of its own in the generator."""
+    import torch.nn.functional as F
+
+    from autograder import reference
+
+    class Candidate(reference.Transformer):
+        def decode(self, memory, src_mask, tgt, tgt_mask):
+            embedded = self.tgt_embed(tgt)
+            if kind == "both tables":
+                embedded = embedded + self.src_embed(tgt)
+            return self.decoder(embedded, memory, src_mask, tgt_mask)
+
+        def forward(self, src, tgt, src_mask, tgt_mask):
+            decoded = self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
+            if kind == "generator dropout":
+                decoded = F.dropout(decoded, 0.2, self.training)
+            return self.generator(decoded)
+    return Candidate
+
+
+def _noam_dividing_by_the_step():
+    from autograder import reference
+
+    def noam_rate(step, d_model, warmup, factor=1.0):
+        if step == 0:
+            raise ZeroDivisionError("division by zero")  # what 1 / step ** 0.5 raises at step 0
+        return reference.noam_rate(step, d_model, warmup, factor)
+    return noam_rate
+
+
 # unit, answer, what the message must say (en, ko), what it must not (the cause it used to guess)
 OWN_CHECK_CASES = {
+    # notebook 08: the target read through src_embed as well as tgt_embed; a rate of the model's own
+    # (its stored cases' location is the message: the cell's own check no longer names the mistake over it)
+    "decode reads both tables": ("Transformer", lambda: _transformer("both tables"),
+                                 ("The reference passes the output of `self.tgt_embed`.",
+                                  "기준 구현은 `self.tgt_embed`의 출력을 넘깁니다."),
+                                 ("[transformer-tgt-uses-src-embed]", "[transformer-tgt-uses-src-embed]")),
+    "a dropout rate of its own": ("Transformer", lambda: _transformer("generator dropout"),
+                                  ("something in it still acts in training mode", "무언가가 학습 모드에서 여전히"),
+                                  ("a default p = 0.1", "기본값 p = 0.1")),
+    # notebook 10: step 0 divides by zero, whatever the formula's form
+    "step 0 divided by": ("noam_rate", _noam_dividing_by_the_step,
+                          ("before dividing by the step", "스텝으로 나누거나"), ("step ** -0.5", "step ** -0.5")),
     "scaled by the number of queries": ("scaled_dot_product_attention", lambda: _sdpa(scale_axis=-2),
                                         ("depend on the other queries", "다른 쿼리들"),
                                         ("Check what your scaling", "스케일링을 무엇으로 계산하는지")),
