@@ -211,7 +211,7 @@ def backpropagate(outcome, names, seed=0):
             total = sum((out * torch.randn(out.shape, generator=generator, dtype=out.dtype).to(out.device)).sum()
                         for out in (outcome.outputs[n] for n in names))
             if not total.requires_grad:
-                return tr("the results do not depend on the inputs through autograd (is something detached?)")
+                return tr("the results do not depend on the inputs through autograd: no gradient flows back from them")
             total.backward()
         except Exception as error:  # the learner's graph may raise anything
             return describe_error(error)

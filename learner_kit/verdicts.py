@@ -127,8 +127,8 @@ def describe_difference(name, mine, theirs, axes=()):
                   where=where_first(gap == gap.max(), axes))
     relative = float((gap / theirs.double().abs().clamp_min(1e-3)).max())
     if theirs.dtype == torch.float64 and relative < 1e-4:
-        text += tr(" That is float32 precision: a constant or tensor inside your code is made in "
-                   "float32; make it in the inputs' dtype or use a Python number.")
+        text += tr(" A gap this small is the size of float32 precision: if a constant or tensor inside "
+                   "your code is made in float32, make it in the inputs' dtype or use a Python number.")
     return text
 
 

@@ -78,7 +78,7 @@ def test_a_float32_constant_in_float64_gets_its_hint():
         weights = scores.softmax(-1)
         return weights @ value, weights
 
-    with pytest.raises(CheckFailure, match="float32 precision") as caught:
+    with pytest.raises(CheckFailure, match="float32 precision: if a constant") as caught:
         check("scaled_dot_product_attention", float32_scale, "float64")
     assert caught.value.mistake_id == "wrong-values"
 
@@ -118,3 +118,18 @@ def test_attention_figure_is_three_titled_maps():
     assert all(axis.get_xlabel() == "key" and axis.get_ylabel() == "query" for axis in titled)
     assert figure._suptitle.get_text() == "batch 1, head 2"
     assert not pictures.in_notebook()
+
+
+def test_results_without_a_gradient_are_told_so_without_a_guess_at_why():
+    """Results computed under torch.no_grad() carry no gradient: the message says that, not "is something detached?"."""
+    def under_no_grad(query, key, value, mask=None, dropout=None):
+        with torch.no_grad():
+            scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+            if mask is not None:
+                scores = scores.masked_fill(~mask, -1e9)
+            weights = scores.softmax(-1)
+            return weights @ value, weights
+
+    with pytest.raises(CheckFailure) as caught:
+        check("scaled_dot_product_attention", under_no_grad, "grad")
+    assert "no gradient flows back from them" in str(caught.value) and "detached?" not in str(caught.value)

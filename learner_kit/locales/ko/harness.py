@@ -72,12 +72,12 @@ TRANSLATIONS = {
     "`{name}` is {value:.5g}, expected {expected:.5g} (a difference of {gap:.3g}).":
         "`{name}`의 값이 {value:.5g}입니다. 올바른 값은 {expected:.5g}입니다(차이 {gap:.3g}).",
     "`{name}`: max abs difference {gap:.3g}{where}.": "`{name}`: 최대 절대 차이 {gap:.3g}{where}.",
-    " That is float32 precision: a constant or tensor inside your code is made in float32; make it in the "
-    "inputs' dtype or use a Python number.":
-        " 이 정도 차이는 float32 정밀도에서 생깁니다. 코드 안의 상수나 텐서가 float32로 만들어졌으니, 입력과 같은 "
-        "dtype으로 만들거나 파이썬 숫자를 쓰세요.",
-    "the results do not depend on the inputs through autograd (is something detached?)":
-        "결과가 autograd를 통해 입력과 이어져 있지 않습니다(어딘가에서 detach되지 않았나요?)",
+    " A gap this small is the size of float32 precision: if a constant or tensor inside your code is made in "
+    "float32, make it in the inputs' dtype or use a Python number.":
+        " 이 정도로 작은 차이는 float32 정밀도의 크기입니다. 코드 안의 상수나 텐서를 float32로 만들었다면, 입력과 "
+        "같은 dtype으로 만들거나 파이썬 숫자를 쓰세요.",
+    "the results do not depend on the inputs through autograd: no gradient flows back from them":
+        "결과가 autograd를 통해 입력과 이어져 있지 않습니다. 결과에서 거꾸로 흐르는 기울기가 없습니다.",
     # properties every right answer has
     "Each row of `{name}` should sum to 1 over the keys; the row{where} sums to {total:.4g}.":
         "`{name}`의 각 행은 키 방향으로 합이 1이어야 하는데, 합이 {total:.4g}인 행이 있습니다{where}.",
