@@ -45,10 +45,11 @@ def module_of(path):
     if path.endswith(".py"):
         dotted = ".".join(Path(path).with_suffix("").parts)
         return dotted.removesuffix(".__init__")
-    folder = Path(path).parent  # a template or data file: the module named like its folder, else the package
-    for candidate in (folder.parent / f"{folder.name}.py", folder.parent.parent / f"{folder.name}.py"):
-        if (ROOT / candidate).is_file():
-            return ".".join(candidate.with_suffix("").parts)
+    folder = Path(path).parent  # a template or data file: the module (or package) named like its folder, else the package
+    for place in (folder.parent, folder.parent.parent):
+        for candidate in (place / f"{folder.name}.py", place / folder.name / "__init__.py"):
+            if (ROOT / candidate).is_file() and candidate.parent != folder:
+                return ".".join(candidate.with_suffix("").parts).removesuffix(".__init__")
     while folder.parts and not (ROOT / folder / "__init__.py").is_file():
         folder = folder.parent
     return ".".join(folder.parts) or None

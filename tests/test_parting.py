@@ -99,8 +99,7 @@ def test_a_result_from_before_the_last_step_is_told_so():
         return before
 
     text = where("greedy_decode", greedy_decode)
-    assert text == (f"{HEADING} your `result` holds the values of an earlier concatenation of the reference's, "
-                    "not its final `result`.")
+    assert text == f"{HEADING} your `result` holds the values of `ys` with the next token appended, not the final `result`."
     case = parting.load_runs("greedy_decode")["cases"][0]
     mine = greedy_decode(*parting.arguments(case).values())
     theirs = reference.greedy_decode(*parting.arguments(case).values())
@@ -113,9 +112,9 @@ def test_a_power_of_the_wrong_sign_is_told_at_the_power():
         return factor * d_model ** 0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
     text = where("noam_rate", noam_rate)
-    assert text == (f"{HEADING} the reference's power of `d_model` gives a number that appears nowhere in your "
-                    "computation. Your own power gets the same input but is called with the arguments (0.5); the "
-                    "reference's with (-0.5).")
+    assert text == (f"{HEADING} no number in your computation equals the scale d_model^−0.5; the exercise computes "
+                    "that step from `d_model`. Your own power gets the same input but is called with the arguments "
+                    "(0.5); the reference's with (-0.5).")
     assert noam_rate(1, 64, 100) == pytest.approx(reference.noam_rate(1, 64, 100) * 64)  # d_model ** 0.5 / ** -0.5
 
 
@@ -149,7 +148,7 @@ def test_the_notebook_cell_prints_the_location_under_its_symptom():
     assert text.startswith("[runtime-error]") or text.startswith("[shape]"), text
     located = [line for line in text.splitlines() if line.startswith(HEADING)]
     assert located == [f"{HEADING} `model.decode` gets, as `tgt`, a tensor of shape (3, 1) (the reference's has "
-                       "shape (2, 1))."], text
+                       "shape (2, 1)). The exercise passes the start tokens `ys` (every row bos_idx) there."], text
     src = torch.tensor([[1, 4, 4], [2, 4, 0]])
     assert tuple(torch.full((src.size(-1), 1), 1).shape) == (3, 1)  # what the learner's ys is, read back
 
