@@ -322,8 +322,8 @@ def load(unit_name):
 
     The file is read once per process and kept (keyed by its size and time, so a rebuilt fingerprint is read again):
     torch.load's weights-only unpickler, written in Python, takes about 40 times as long as the copy (4.7 s against
-    0.11 s for all of them), and the grader's workers check the same units for every submission (preload() reads
-    them all before the first).
+    0.11 s for all of them), and the grader's workers check the same units for every submission (the sandbox's
+    forked children, which keep nothing, get them from preload()).
     """
     source = fingerprint_file(unit_name)
     if not source.is_file():
@@ -340,8 +340,8 @@ _LOADED = {}  # (file, size, mtime) -> the fingerprint as torch.load read it; ne
 
 
 def preload():
-    """Read every stored fingerprint now (the grader's workers and the sandbox's unit server, before any
-    submission: each notebook's process is forked from the server with them already read)."""
+    """Read every stored fingerprint now: the sandbox's unit server does, before any submission, so that each
+    notebook's process is forked from it with them already read (a process that lives on keeps what it reads)."""
     for source in (resources.files("learner_kit") / "fingerprints").iterdir():
         if source.name.endswith(".pt"):
             load(source.name.removesuffix(".pt"))

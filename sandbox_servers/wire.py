@@ -131,9 +131,6 @@ class ElementQuota:
         _expect(self.elements >= 0, f"a reply of more than {MAX_ELEMENTS} tensor elements")
 
 
-_Budget = ElementQuota  # its former name (tests/test_wire_hostile.py)
-
-
 def _checked(value, quota, depth=0):
     """``value`` rebuilt as a tree of fresh containers, once its type and size are checked.
 

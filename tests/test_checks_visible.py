@@ -155,7 +155,7 @@ def test_each_load_of_a_fingerprint_is_a_copy_of_its_own():
 
 def test_a_copy_clones_each_tensor_object_once_and_preload_reads_every_fingerprint():
     """visible._copied (in place of deepcopy, ten times as fast) keeps deepcopy's one copy per object, and
-    preload() leaves every stored fingerprint read, so that a forked process or a worker's next submission reads none."""
+    preload() leaves every stored fingerprint read, so that a process forked from the unit server reads none."""
     from importlib import resources
 
     from learner_kit import visible

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.run.judge import WALL_BACKSTOP
+from sandbox_servers.budget import WALL_BACKSTOP
 from autograder.grading.run.state import grader_digest
 from tests.fixtures.grading_course import DAEMON_TAG, STUDENTS, write_sources, write_submissions
 
@@ -228,7 +228,7 @@ def test_added_sleeping_cells_cost_one_budget_and_no_points(course):
     assert any("for its outputs stopped (it ran past its time budget" in message for message in feedback), feedback
     (task,) = [t for t in course["tasks"] if t["submission"] == "sleeper/fx-attn"]
     # One budget, not two (the sleeping cells ran once). A sleeping notebook uses no CPU time, so the wall clock's
-    # backstop (WALL_BACKSTOP budgets, judge.py) is what stops it; run twice it would take twice that.
+    # backstop (WALL_BACKSTOP budgets, sandbox_servers/budget.py) is what stops it; run twice it would take twice that.
     assert task["ended"] - task["started"] < (WALL_BACKSTOP + 1) * 30, task
 
 

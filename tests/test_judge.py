@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.grading.bookkeeping.config import Settings
-from autograder.grading.run.judge import WALL_BACKSTOP
+from sandbox_servers.budget import WALL_BACKSTOP
 from autograder.grading.run.verify import Verifier
 from autograder.grading.bookkeeping.source import load_assignment
 from autograder.paths import COURSE, SOLUTIONS, assignment_ids

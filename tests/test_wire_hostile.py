@@ -239,7 +239,7 @@ def test_the_checks_after_loading_stand_on_their_own():
     for value in (nn.Parameter(torch.zeros(2)), torch.zeros(3).to_sparse(), {1, 2}, torch.Size([1]),
                   torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)])):
         with pytest.raises(wire.ChannelClosed):
-            wire._checked(value, wire._Budget())
+            wire._checked(value, wire.ElementQuota())
 
 
 # ---------------------------------------------------------------- what loading itself would do

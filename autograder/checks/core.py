@@ -177,13 +177,9 @@ def mistake_pairs(unit_name):
 def warm_up():
     """Load once what the checks' first diagnosis would otherwise load inside a learner's budget: PyTorch's
     compiler stack (torch._dynamo), which some torch functions import on their first call (about 3 s on 2
-    busy cores), and the stored fingerprints the visible checks compare with (learner_kit.visible.preload). A
-    grading worker calls this when it starts."""
+    busy cores). A grading worker calls this when it starts. (The fingerprints need no warm-up here: this process
+    keeps each once read, learner_kit.visible.load; the sandbox's unit server, whose children do not, preloads them.)"""
     import torch._dynamo  # noqa: F401
-
-    from learner_kit import visible
-
-    visible.preload()
 
 
 def check(unit_name, candidate, aspect):

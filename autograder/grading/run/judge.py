@@ -33,7 +33,6 @@ from autograder.grading.run.limits import kill_group
 from learner_kit import harness, static_hints
 from sandbox_servers import wire
 from sandbox_servers.budget import NotebookBudget, out_of_time
-from sandbox_servers.budget import WALL_BACKSTOP  # noqa: F401  (its former home: tests import it from here)
 from learner_kit.i18n import tr
 from sandbox_servers.unit_server import PREAMBLE
 
