@@ -21,12 +21,25 @@ from sandbox_servers import wire
 from sandbox_servers.unit_server import Child
 
 
-def refused(payload, within_s=1.0):
-    """The reason decode_reply gives for refusing ``payload``, which it must do within ``within_s``."""
-    start = time.monotonic()
-    with pytest.raises(wire.ChannelClosed) as caught:
-        wire.decode_reply(payload)
-    assert time.monotonic() - start < within_s
+def refused(payload, within_cpu_s=2.0):
+    """The reason decode_reply gives for refusing ``payload``, which it must do after visiting at most
+    MAX_VALUES values and within ``within_cpu_s`` of this process's CPU time (not wall time: a busy machine
+    slows the clock, not the work; an unbounded walk of these payloads would take hours)."""
+    visits = 0
+    counted = wire.ElementQuota.visit
+
+    def counting(quota):
+        nonlocal visits
+        visits += 1
+        counted(quota)
+
+    start = time.process_time()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wire.ElementQuota, "visit", counting)
+        with pytest.raises(wire.ChannelClosed) as caught:
+            wire.decode_reply(payload)
+    assert visits <= wire.MAX_VALUES + 1
+    assert time.process_time() - start < within_cpu_s
     reason = str(caught.value)
     assert 0 < len(reason) < 120, reason
     return reason
