@@ -84,7 +84,7 @@ sandbox-tool:
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
 	  else echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap) to grade"; fi; }
 
-# `autograder grade --slurm` and its tests (tests/test_slurm.py start a one-node Slurm cluster here): Debian's
+# `autograder grade --slurm` and its tests (tests/grading/run/test_slurm.py start a one-node Slurm cluster here): Debian's
 # slurmctld, slurmd, slurm-client and munge, installed with apt-get where that is possible (Debian-like, as root),
 # and dask-jobqueue (requirements-slurm.txt) in .venv/. No Slurm service is started or configured by the install.
 SLURM_STAMP := $(VENV)/.slurm-installed
@@ -95,7 +95,7 @@ slurm-tool: $(SLURM_STAMP)
 	    echo "installing slurmctld, slurmd, slurm-client and munge (autograder grade --slurm's tests)"; \
 	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	      slurmctld slurmd slurm-client munge >/dev/null; \
-	  else echo "Slurm is missing: install it (e.g. sudo apt-get install slurmctld slurmd slurm-client munge) to run tests/test_slurm.py"; fi; }
+	  else echo "Slurm is missing: install it (e.g. sudo apt-get install slurmctld slurmd slurm-client munge) to run tests/grading/run/test_slurm.py"; fi; }
 
 $(SLURM_STAMP): $(STAMP) requirements-slurm.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-slurm.txt
@@ -247,7 +247,7 @@ test-cuda-build: sandbox-tool
 # GPU_PYTHON=python3 uses a Python that already has PyTorch with CUDA and the course installed (a GPU machine
 # with no package index: `bash .gpu/setup.sh && make test-gpu GPU_PYTHON=python3`); by default .venv/ is set up
 # with PyPI's CUDA build. The pytest runs use as many workers as the pytest-xdist there and the cores allow.
-GPU_TESTS := tests/test_gpu.py tests/test_reference_vs_torch.py tests/test_judge.py tests/test_grading_platform.py
+GPU_TESTS := tests/checks/test_gpu.py tests/autograder/test_reference_vs_torch.py tests/grading/run/test_judge.py tests/grading/run/test_grading_platform.py
 GPU_PYTHON ?=
 GPU_PY := $(or $(GPU_PYTHON),$(BIN)/python)
 GPU_XDIST = $(shell $(GPU_PY) -c "import xdist" 2>/dev/null && n=$$(nproc) && [ $$n -ge 4 ] && echo "-n $$((n / 2 < 6 ? n / 2 : 6)) --dist loadfile")
@@ -257,7 +257,7 @@ test-gpu: $(if $(GPU_PYTHON),,$(STAMP)) sandbox-tool
 	@$(GPU_PY) -c "import torch, sys; print('make test-gpu: torch', torch.__version__, '| CUDA', torch.version.cuda); sys.exit(0 if torch.cuda.is_available() else 'make test-gpu: no usable GPU here (torch ' + torch.__version__ + ')')"
 	$(GPU_PY) -m pytest $(GPU_XDIST) $(GPU_TESTS)
 	$(GPU_PY) -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
-	CUDA_VISIBLE_DEVICES= $(GPU_PY) -m pytest $(GPU_XDIST) tests/test_judge.py tests/test_grading_platform.py
+	CUDA_VISIBLE_DEVICES= $(GPU_PY) -m pytest $(GPU_XDIST) tests/grading/run/test_judge.py tests/grading/run/test_grading_platform.py
 	CUDA_VISIBLE_DEVICES= $(GPU_PY) -m autograder.grading.demo --check --jobs $(or $(JOBS),2)
 
 # The unit tests run in parallel (pytest-xdist), each test file on one worker (its module fixtures start
@@ -303,7 +303,7 @@ autograde: $(STAMP) sandbox-tool
 	@echo '$(AUTOGRADE)'; status=0; $(AUTOGRADE) || status=$$?; \
 	  if [ $$status -eq 130 ]; then kill -INT $$PPID; sleep 1; fi; exit $$status
 
-# docs/options.md: every option of autograder grade, report and collect-zip, from their traits (tests/test_options.py
+# docs/options.md: every option of autograder grade, report and collect-zip, from their traits (tests/autograder/test_options.py
 # checks that it is up to date).
 options-doc: $(STAMP)
 	$(BIN)/python -m autograder.options_doc
@@ -319,14 +319,14 @@ bench: $(STAMP) sandbox-tool
 
 # The capstone's model trained with seeds 0, 1 and 2: steps, seconds, held-out accuracy, attention shape.
 bench-train: $(STAMP)
-	$(BIN)/python -m tests.test_capstone
+	$(BIN)/python -m tests.notebooks.test_capstone
 
 # The live view's service (hub/live/) under a busy lab: 300 simulated learners on loopback, a run each 20 s
 # (15 events/s) for a minute, the service killed and restarted in the middle; prints the events per second held,
 # the delay from acknowledgement to the stream and to the page's view (p50, p99) and the events lost, and fails
-# unless nothing is lost and the view is under 1 s behind at p99 (tests/test_live_load.py asserts 5 s only).
+# unless nothing is lost and the view is under 1 s behind at p99 (tests/hub/test_live_load.py asserts 5 s only).
 bench-live: $(STAMP) hub-tool
-	$(BIN)/python -m tests.test_live_load
+	$(BIN)/python -m tests.hub.test_live_load
 
 # Synthetic submissions (perfect, empty, typical mistakes, a cheat) graded, as a table.
 demo-grade: $(STAMP) sandbox-tool

@@ -23,20 +23,20 @@ Each notebook is built at two levels (autograder/levels.py): guided, written to
 below its docstring, written to ``challenge/solutions/<id>/<id>.ipynb``. Prose for one level
 only stands between ``<!-- guided -->`` and ``<!-- /guided -->`` (or ``challenge``). The
 challenge notebook's code is the guided one's with wider blanks, so it takes the guided
-notebook's outputs instead of being run again (tests/test_levels.py checks the code is the same).
+notebook's outputs instead of being run again (tests/notebooks/test_levels.py checks the code is the same).
 
 The built notebook is executed (so solutions/ keeps the outputs nbval compares) and
 written to ``solutions/<id>/<id>.ipynb``.
 
 Another edition (``--lang ko``) is built the same way from ``notebooks/ko/<id>.md`` into
-``ko/solutions/<id>/<id>.ipynb``: the same code cells, graded cells and grade ids (tests/test_editions.py),
+``ko/solutions/<id>/<id>.ipynb``: the same code cells, graded cells and grade ids (tests/notebooks/test_editions.py),
 prose, comments and messages in its language. The notebook's metadata says its language
 (``course_language``), which the grader reads to give feedback in it.
 
 Every built notebook says it is built (``built_mark``): its metadata ``transformer_course`` names its source
 (``built_from``) and says not to edit it, and nbgrader carries that metadata into the release. The maintainers'
 copies (solutions/) also show it as their first cell, one line; the release leaves that cell out
-(autograder.release), so learners never see it (tests/test_built_marks.py).
+(autograder.release), so learners never see it (tests/notebooks/test_built_marks.py).
 """
 import argparse
 import inspect
@@ -94,7 +94,7 @@ MARK_TEXT = {
 # and its first code cell installs the course's package from the repository, only on Colab (which has torch, numpy,
 # matplotlib and IPython already). Where the repository is: pyproject.toml's [project.urls] Repository, the one
 # place to change (then rebuild and `make release`); COURSE_SOURCE in the kernel's environment overrides the
-# archive the cell installs (tests/test_learner_paths.py points it at a local checkout).
+# archive the cell installs (tests/learner_kit/test_learner_paths.py points it at a local checkout).
 # The link is text, not Colab's badge image: a notebook opened offline (or in the course's lab, which fetches
 # nothing from the network) shows no broken image and logs no failed request.
 COLAB_TEXT = {"en": "Open in Colab", "ko": "Colab에서 열기"}

@@ -6,7 +6,7 @@ sets it. A variable is left only where no command line or config file reaches: a
 starts, a Dask worker started by someone else. The grader reads the course's variables through ``read`` (a name not
 listed here is an error); the sandbox's and the learners' side (sandbox_servers/, learner_kit/) and the hub's
 processes (hub/) cannot import the grader and read os.environ themselves, the names listed here.
-tests/test_environment_variables.py finds every read of os.environ in autograder/, sandbox_servers/, learner_kit/ and hub/ and
+tests/autograder/test_environment_variables.py finds every read of os.environ in autograder/, sandbox_servers/, learner_kit/ and hub/ and
 checks that each name is listed, and each course variable read by the files its entry names.
 """
 import os
@@ -38,7 +38,7 @@ COURSE = (
     Variable("COURSE_LANG", "the learner (make lab COURSE_LANG=ko) and the hub's spawner (hub/jupyterhub_config.py): "
                             "the edition's language",
              ("learner_kit/i18n.py", "learner_kit/lab_style.py"), KERNEL),
-    Variable("COURSE_SOURCE", "tests (tests/test_learner_paths.py): where a notebook's Colab cell installs the course "
+    Variable("COURSE_SOURCE", "tests (tests/learner_kit/test_learner_paths.py): where a notebook's Colab cell installs the course "
                               "from", (), "read by the notebooks' first cell on Colab (autograder/build_notebooks.py's "
                                           "COLAB_CODE), in the learner's kernel"),
     Variable("TRANSFORMER_LIVE_URL", "the hub's spawner (hub/jupyterhub_config.py) for each student's server",

@@ -145,7 +145,7 @@ def markdown(commands, root):
     and default, class by class as --help groups them (paths under ``root``, the course's folder, relative to it)."""
     lines = ["# The grader's options", "",
              ("Generated from the code by `python -m autograder.options_doc` (`make options-doc`): each option is a trait "
-             "of the class named with its group, and this is its help; do not edit by hand (tests/test_options.py "
+             "of the class named with its group, and this is its help; do not edit by hand (tests/autograder/test_options.py "
              "checks that it is up to date). Where the command line leaves an option out, its value is the one the "
              "course's `autograder_config.py` gives it (a traitlets config file beside `nbgrader_config.py`, e.g. "
              "`c.AutograderGrade.jobs = 4`), else the default below."), ""]

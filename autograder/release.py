@@ -2,7 +2,7 @@
 
     python -m autograder.release [ASSIGNMENT_ID ...] [--lang ko] [--level challenge] [--to DIR]
 
-The release is never edited by hand: tests/test_release.py regenerates it into a
+The release is never edited by hand: tests/notebooks/test_release.py regenerates it into a
 temporary folder and fails if it differs from what is committed. Each released notebook
 carries the metadata its kernel writes on start (kernelspec, the full language_info), so
 that opening it does not mark it unsaved (`make lab` brings Python's version up to date

@@ -7,7 +7,7 @@ challenge level of both (challenge/course/ as course-challenge/, challenge/ko/co
 course-ko-challenge/: the folder names of `make lab`'s workspaces), the learner_kit package with a
 pyproject.toml of its own, the pinned requirements and a short README in both languages. It holds
 neither the autograder package (reference, hidden checks) nor any solutions/:
-tests/test_student_pack.py proves it.
+tests/autograder/test_student_pack.py proves it.
 """
 import shutil
 import sys

@@ -1,6 +1,6 @@
 """A module's constructor arguments reach the parts they configure: its `dropout`, first.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 The value checks run in evaluation mode or with dropout 0, so a rate that never reaches a part
 (`super().__init__(d_model, n_head)` in AdditiveMultiHeadAttention, an `EncoderLayer(d_model, n_head,

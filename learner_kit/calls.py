@@ -1,6 +1,6 @@
 """How a graded unit is called on one case, and what the call gave.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 Call says how a unit is called and where its results are, Case is one input, call_unit() calls a
 unit (a function, or a module class it builds) on a case and keeps what came out in a CallOutcome:

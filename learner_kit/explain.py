@@ -1,6 +1,6 @@
 """An error raised inside the learner's own code during a test, told as a [runtime-error].
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 A visible test cell calls the learner's unit directly after `visible_problem` (to check
 properties of its results). When the learner's code raises there (its own `assert`, a

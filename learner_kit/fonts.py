@@ -1,6 +1,6 @@
 """A font with Hangul for the figures of the Korean edition, from a pinned package (nothing downloaded).
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
     from learner_kit.fonts import use_korean_font
     use_korean_font()   # titles and labels in Korean render, no missing-glyph boxes

@@ -1,6 +1,6 @@
 """The old home of the plumbing the visible and hidden checks share, kept so that code importing it still works.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 It holds nothing of its own: each name comes from the module of its subject, which new code imports:
 learner_kit.calls (Call, Case, CallOutcome, call_unit, Remote), learner_kit.weights (load_weights),

@@ -1,6 +1,6 @@
 """The language a learner reads: English (the source text) or Korean.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 Every sentence a learner can see is written in English where it is made, wrapped in
 ``tr``: ``tr("Built with n_layers={n}, `layers` holds {count} layers.", n=n, count=count)``.
@@ -8,7 +8,7 @@ Its translations live in tables keyed by that English template, as gettext keys 
 catalogues: ``learner_kit/locales/<language>/*.py`` for the learner kit's sentences and
 ``autograder/locales/<language>/*.py`` for the hidden checks' (each module a dict
 ``TRANSLATIONS``; the autograder adds its package with ``add_translations``, so nothing
-here imports the grader). tests/test_i18n.py finds every ``tr("...")`` in the code and
+here imports the grader). tests/learner_kit/test_i18n.py finds every ``tr("...")`` in the code and
 fails when a language has no entry for one, or an entry whose {fields} differ. (Not gettext's
 .po/.mo files: a .mo is compiled on every machine or committed as a binary, and the Python tables are
 read by that test as they are; they export to .po with Babel when translators want their tools.)

@@ -1,7 +1,7 @@
 """An error the learner's code raised, told in words: the line of their cell it came from, its text and
 the usual cause (describe_error); and whether it is a blank left unfilled (is_blank).
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 """
 import inspect
 import linecache

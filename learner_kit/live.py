@@ -1,6 +1,6 @@
 """The class's live view: each visible test's outcome, sent to the instructor's page on the class's JupyterHub.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
     from learner_kit import live
     live.off()     # stop sending (kept in your home folder, for every notebook); live.on() sends again

@@ -1,6 +1,6 @@
 """Where a learner's computation parts from the reference's, read from the two records of learner_kit.trace.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 ``locate(learner, reference, inputs)`` compares what the learner's unit and the reference computed on
 the same case, with the same weights, and returns one sentence, or '' where nothing can be said for

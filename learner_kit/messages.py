@@ -1,6 +1,6 @@
 """Every message a check can show a learner, by misconception id.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 One catalogue for the visible checks (learner_kit.visible) and the hidden ones
 (autograder.checks): id -> (what is wrong, in one line; why it matters and a hint, in a

@@ -1,6 +1,6 @@
 """Every known mistake, one entry each: its message in both languages, the knob that reproduces it, where it is taught.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 A misconception id (../shared/COURSE.md section 4, plus the four generic ids of learner_kit.messages.EXTRA_IDS)
 is one `Mistake` here, holding all that belongs to it:
@@ -14,7 +14,7 @@ is one `Mistake` here, holding all that belongs to it:
 - `taught`: the section of the notebook source that teaches it, in both editions (notebooks/<id>.md and
   notebooks/ko/<id>.md).
 
-tests/test_mistake_catalogue.py holds the four together: every id the checks can emit has an entry, every entry an
+tests/learner_kit/test_mistake_catalogue.py holds the four together: every id the checks can emit has an entry, every entry an
 id the checks emit, its knob found in the checks' registry (autograder.checks.core.UNITS, the capstone's units)
 naming that id, its section and marker in both editions' sources.
 """

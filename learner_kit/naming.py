@@ -2,7 +2,7 @@
 learner's on every case (name_mistake), whether a failure may be so named (nameable), and the detail
 shown under the name (named_detail).
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 """
 import torch
 

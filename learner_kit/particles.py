@@ -1,6 +1,6 @@
 """Korean particles chosen for the word they follow, once a sentence's fields are filled in.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 A Korean template cannot know whether ``{name}`` will end in a final consonant, so it writes both forms,
 ``{name}을(를)``; a Korean writer never would. ``resolve`` picks one by how the word before it is read:

@@ -1,7 +1,7 @@
 """Where a unit that its notebook checks itself parts from the reference (the capstone's make_batch, noam_rate and
 greedy_decode), on the cases of the notebook's visible test.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 Their fingerprints (learner_kit/fingerprints/<unit>.runs.pt, written by autograder/fingerprints.py) hold no known
 mistakes: only those cases, as plain data, and what the reference computed on each (learner_kit.trace's record

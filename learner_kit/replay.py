@@ -1,6 +1,6 @@
 """Replays: a graded function that the unit under test calls, answered as the reference answered.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 One mistake should cost one unit. When `MultiHeadAttention` calls the learner's `split_heads`,
 or `make_tgt_mask` calls `make_pad_mask`, the checks of the caller bind a Replay to that

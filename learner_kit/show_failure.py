@@ -1,6 +1,6 @@
 """After a cell stops on an error in JupyterLab, bring that cell's message into view.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 JupyterLab's Run All scrolls to the notebook's last cell as it starts, and stays there when a cell
 fails and the run stops (jupyterlab/jupyterlab#8714, open): a learner who runs a fresh notebook sees

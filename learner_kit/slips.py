@@ -1,6 +1,6 @@
 """Python slips told as such: errors whose usual cause is a slip of Python, not of the exercise's idea.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 - a method named without its parentheses (`x = x.contiguous`): the next use of `x` asks a method for a
   tensor's attribute ('builtin_function_or_method' object has no attribute 'view');

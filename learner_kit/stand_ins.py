@@ -1,7 +1,7 @@
 """Stand-ins: models for testing decoding code without a trained Transformer, and modules
 that take the place of a graded module while the unit that builds it is judged.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 A stand-in model has the interface greedy decoding uses (`encode`, `decode`, `generator`)
 and behaves in a way simple enough to predict by hand. Like the real model, it depends on

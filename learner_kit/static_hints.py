@@ -1,6 +1,6 @@
 """Static hints: what a linter sees in a learner's answer cell, as plain sentences.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
     from learner_kit.static_hints import hints
     hints(cell_source, known_names=namespace)   # ["Line 5: `self.w_q == ...` compares ...", ...]

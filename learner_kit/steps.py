@@ -1,6 +1,6 @@
 """The reference's steps, named as the exercise names them (issue 48).
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 learner_kit.locate says where a learner's computation parts from the reference's by comparing two records of
 learner_kit.trace, operator by operator. An operator alone is a poor name for a place ("the reference's division

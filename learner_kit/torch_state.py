@@ -1,6 +1,6 @@
 """Torch's global state around a run of a unit: isolated() sets it and puts it back; seed() seeds the checks' draws.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 """
 import contextlib
 import io

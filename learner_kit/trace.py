@@ -1,6 +1,6 @@
 """What a unit computes on the way to its results, recorded as plain data.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 A failing unit is run once more with a Recorder around it, and so is the reference on the same
 case; learner_kit.locate compares the two records and says where they part. The record holds:

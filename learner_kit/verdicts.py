@@ -2,7 +2,7 @@
 (verdict), the unit not being the kind of object asked for (wrong_kind), a property every right answer
 has broken (violated_property), and the tolerance and words they use.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 """
 import torch
 

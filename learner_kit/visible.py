@@ -1,6 +1,6 @@
 """Visible checks: a learner's unit against numbers stored when the course was built.
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
     from learner_kit.visible import check_visible
     check_visible("scaled_dot_product_attention", scaled_dot_product_attention)

@@ -1,6 +1,6 @@
 """Forbidden built-ins, seen while the learner's code runs (never by reading its source).
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 
 The checks run each unit inside a Watch, which looks at two levels:
 

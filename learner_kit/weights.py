@@ -2,7 +2,7 @@
 fit: names missing or extra, shapes, and their usual causes (a plain tensor for a parameter, modules in a
 Python list, the learner's own class where the exercise builds PyTorch's).
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 """
 import torch
 from torch import nn

@@ -1,7 +1,7 @@
 """Pieces of the sentences that verdicts share, in the learner's language: a place in a tensor
 ("batch 0, head 1, query 2") and names joined with "and".
 
-Decides grades: the hidden checks, grading or the sandbox import it (tests/test_learner_kit_imports.py).
+Decides grades: the hidden checks, grading or the sandbox import it (tests/learner_kit/test_learner_kit_imports.py).
 """
 from learner_kit.i18n import tr
 

@@ -92,7 +92,7 @@ def decode_reply(payload: bytes):
 
 # ---------------------------------------------------------------- what a reply may hold
 # Bounds from what honest replies need (unit_server.Child: run_case, call, probe, describe; the server's
-# started/loaded/exited). Over the ten solution and release notebooks (tests/test_judge.py's run, ~800
+# started/loaded/exited). Over the ten solution and release notebooks (tests/grading/run/test_judge.py's run, ~800
 # replies) the biggest reply had a 9.9 kB pickle, 205 values, 6,619 tensor elements, nesting 3 deep and a
 # 914-character string; the biggest come from the capstone's checks (a small Transformer's gradients).
 MAX_PICKLE_BYTES = 1 << 18  # the structure, tensors' data aside: 25x (20,000 values take 60 to 200 kB)

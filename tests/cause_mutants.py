@@ -9,7 +9,7 @@ on the reference's source and kept where they touch the property; the rest are w
 reference's source (a rate of the learner's own, a dropout module built inside forward, dropout on another term).
 
 Each answer carries the keys of the causes true of it (CAUSES: key -> the words that say it). Only an answer whose
-cause is the one a sentence names may get that sentence: tests/test_cause_sentences.py holds the checks to it.
+cause is the one a sentence names may get that sentence: tests/checks/test_cause_sentences.py holds the checks to it.
 
     python -m tests.cause_mutants [--second-round | --third-round] [--visible] [--quiet]
         the cause-guess table: per check, its answers and the causes printed (true, observation only, false), by

@@ -29,13 +29,13 @@ def run_quick(monkeypatch, capsys, changed, times, budget=170):
 
 def test_a_change_selects_the_tests_that_import_it_directly_or_not(monkeypatch, capsys):
     out = run_quick(monkeypatch, capsys, ["sandbox_servers/wire.py"], {}, budget=10_000)
-    assert "tests/test_wire_hostile.py" in out  # imports sandbox_servers.wire itself
-    assert "tests/test_judge.py" in out  # through the grader's modules that import it
+    assert "tests/sandbox_servers/test_wire_hostile.py" in out  # imports sandbox_servers.wire itself
+    assert "tests/grading/run/test_judge.py" in out  # through the grader's modules that import it
     assert "tests/test_import_contracts.py" not in out  # it imports none of the packages
 
 
 def test_the_budget_leaves_the_slowest_and_names_them(monkeypatch, capsys):
-    times = {"tests/test_class_report.py": 40.0, "tests/test_lms_export.py": 500.0}
+    times = {"tests/grading/outputs/test_class_report.py": 40.0, "tests/grading/outputs/test_lms_export.py": 500.0}
     out = run_quick(monkeypatch, capsys, ["autograder/grading/outputs/templates/class_report/page.html.j2"], times, budget=100)
-    assert "  tests/test_class_report.py" in out
-    assert "left for `make test` (over the budget): " in out and "tests/test_lms_export.py" in out.split("left for")[1]
+    assert "  tests/grading/outputs/test_class_report.py" in out
+    assert "left for `make test` (over the budget): " in out and "tests/grading/outputs/test_lms_export.py" in out.split("left for")[1]

@@ -587,7 +587,7 @@ def _greedy_cases():
 
 
 def _greedy_eos_cases():
-    """Rows reach eos_idx at different steps, one of them never (tests/test_capstone.py checks this)."""
+    """Rows reach eos_idx at different steps, one of them never (tests/notebooks/test_capstone.py checks this)."""
     return [_greedy_case(601, 4, 5, 9, eos=G_EOS, shift=3), _greedy_case(600, 3, 6, 8, eos=G_EOS, shift=1)]
 
 

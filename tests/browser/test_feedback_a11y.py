@@ -108,11 +108,11 @@ def test_a_screen_reader_finds_the_score_and_each_lost_point(feedback, browse, l
 
 
 def test_the_page_is_one_document_in_its_language_without_a_browser(tmp_path):
-    """Fast: the page as grading writes it (tests/test_feedback_sanitiser.feedback_page) has its language and a
+    """Fast: the page as grading writes it (tests/grading/outputs/test_feedback_sanitiser.feedback_page) has its language and a
     viewport tag, one <body> and <main> (nbconvert's own is not nested in nbgrader's), the score as its h1, each
     graded cell as an h2 named by its cell, and tables and displayed formulas in focusable boxes."""
-    from tests.test_feedback_page import graded, grader_message
-    from tests.test_feedback_sanitiser import Elements, feedback_page
+    from tests.grading.outputs.test_feedback_page import graded, grader_message
+    from tests.grading.outputs.test_feedback_sanitiser import Elements, feedback_page
 
     cells = [nbformat.v4.new_markdown_cell(WIDE_MARKDOWN), graded("u-hidden-values", [grader_message("[one] first")])]
     for language, score, lost in (("en", "Score: 1.0 / 6.0", "points lost"), ("ko", "점수: 1.0 / 6.0", "감점")):

@@ -1,7 +1,7 @@
 """A feedback page with a learner's hostile Markdown and raw cells, opened in Chromium: nothing of theirs runs.
 
 One submission of the fixture course (tests/fixtures/grading_course.py) is graded by `autograder grade`:
-its notebook carries tests/test_feedback_sanitiser.py's payloads (scripts, handlers, javascript: links,
+its notebook carries tests/grading/outputs/test_feedback_sanitiser.py's payloads (scripts, handlers, javascript: links,
 frames, svg, a style sheet, a fixed "Score 6/6" overlay, a meta refresh, a base tag) as Markdown and raw
 cells, an output whose image metadata would add a handler, and honest Markdown. Screenshot:
 build/screenshots/feedback-sanitised-01-page.png.
@@ -14,7 +14,7 @@ import pytest
 from tests.browser.jupyter_servers import Screens, open_page
 from tests.browser.feedback_pages import graded_feedback_page
 from tests.fixtures.grading_course import SOURCES
-from tests.test_feedback_sanitiser import HONEST_MARKDOWN, HOSTILE_MARKDOWN, HOSTILE_RAW, IMAGE_OUTPUT
+from tests.grading.outputs.test_feedback_sanitiser import HONEST_MARKDOWN, HOSTILE_MARKDOWN, HOSTILE_RAW, IMAGE_OUTPUT
 
 STUDENT, ASSIGNMENT = "hostile", "fx-attn"
 CURRENT_PAGE = {}  # for conftest's screenshot of a failed step

@@ -3,7 +3,7 @@ on the instructor's page and the projector's, at a desktop's size and on a 375-p
 window), and nothing scrolls the page sideways; a keyboard's focus stays on its heatmap cell while the stream updates the page, and a
 change of the stuck list is announced (politely, in a few words).
 
-No hub: the class-live service runs as tests/test_live_service.py runs it (tests/live_fixtures.py: the hub's Python,
+No hub: the class-live service runs as tests/hub/test_live_service.py runs it (tests/live_fixtures.py: the hub's Python,
 a stand-in for the hub's API); Chromium reaches its page.sock through a TCP relay here, with the instructor's token
 in every request (the hub's proxy and login are tests/browser/test_hub_live.py's). Students post to events.sock with
 learner_kit.live's client. Screenshots at 375 px: build/screenshots/live-a11y-*.png.

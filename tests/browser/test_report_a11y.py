@@ -4,7 +4,7 @@ language Korean (COURSE_LANG=ko: its sentences, and the Korean edition's message
 page sideways (wide tables and figures scroll in their own box, which the keyboard can reach), and the figures' labels
 are never drawn smaller than 12 px.
 
-The class has the real course's shape (tests/test_class_report.course_shape: ten assignments, so the heatmap is wide),
+The class has the real course's shape (tests/grading/outputs/test_class_report.course_shape: ten assignments, so the heatmap is wide),
 made as results.json directly. Screenshots at 375 px: build/screenshots/report-a11y-*.png.
 """
 import pytest
@@ -13,7 +13,7 @@ from autograder.grading.outputs.class_report import LABEL_PX, write_report
 from learner_kit.i18n import speaking
 from tests.browser.a11y import assert_readable, axe_installed, file_pages
 from tests.browser.jupyter_servers import Screens
-from tests.test_class_report import (
+from tests.grading.outputs.test_class_report import (
     course_shape,
     submission,
     synthetic_class,
@@ -32,7 +32,7 @@ def reports(tmp_path_factory):
     folder, made = tmp_path_factory.mktemp("report-a11y"), {}
     for language in ("en", "ko"):
         with speaking(language), pytest.MonkeyPatch.context() as patch:
-            patch.setattr("tests.test_class_report.MISTAKES", mistakes)
+            patch.setattr("tests.grading.outputs.test_class_report.MISTAKES", mistakes)
             records = synthetic_class(20, seed=5, units=units)  # its messages in the class's language
             first = next(iter(units))
             records += submission("Zoë Kim-Nakamura-Rodríguez", first, {units[first][0][0]: ["sdpa-no-scale"]}, units=units)

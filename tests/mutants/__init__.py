@@ -99,7 +99,7 @@ def unit_source(unit):
 
 # Mistakes learners make that no cosmic-ray operator makes (an outside walk through the notebooks found
 # wrong or missing ids on some): unit -> (the reference's text, the learner's, the one id both checks must
-# print, or '' for none: a symptom only). They run like the others; tests/test_mutants_table.py holds them to it.
+# print, or '' for none: a symptom only). They run like the others; tests/checks/test_mutants_table.py holds them to it.
 WALK = {
     "PositionwiseFeedForward": (
         ("return self.w_2(self.dropout(torch.relu(self.w_1(x))))", "return self.dropout(torch.relu(self.w_1(x)))", ""),

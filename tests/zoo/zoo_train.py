@@ -1,6 +1,6 @@
 """Zoo of 10-train's LabelSmoothingLoss, right and wrong. (make_batch, noam_rate and
 greedy_decode are checked by autograder.checks.train, outside the shared harness: their
-specimens are in tests/test_capstone.py.)"""
+specimens are in tests/notebooks/test_capstone.py.)"""
 import torch
 import torch.nn.functional as F
 from torch import nn

@@ -3,9 +3,9 @@
 The run records it where it happens (run/worker.py, run/runner.py, run/verify.py): a record's ``"failure"`` is
 ``{"what": one of FAILURES, "message": the index in its "feedback" of the message that says so}``, and its
 ``"grader_error": true`` marks the grader's own failure. One kind has no field: a notebook missing or unreadable
-keeps results.json's plain record (its one message, the grader's "Not graded: ...", is all it has; tests/test_grading
-pins those fields), and is told by that message's start, which a learner's message never has (theirs start with the
-name of their exception). The class report (class_report/) and the terminal
+keeps results.json's plain record (its one message, the grader's "Not graded: ...", is all it has;
+tests/grading/test_grading.py pins those fields), and is told by that message's start, which a learner's message
+never has (theirs start with the name of their exception). The class report (class_report/) and the terminal
 (report.stops) read them here. Records written before the "failure" field existed are read by the old match of
 the grader's message text in both languages (``failure_in_messages``), kept only for them.
 """

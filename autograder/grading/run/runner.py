@@ -255,7 +255,7 @@ def edition_sources(source_dir: Path, sources):
     """({language: (source dir, {assignment: source notebooks})} of the course's other editions, warnings).
 
     An edition lives beside the sources as in this repository (solutions/ and ko/solutions/): its
-    notebooks are the same programs in another language (tests/test_editions.py). A Korean submission
+    notebooks are the same programs in another language (tests/notebooks/test_editions.py). A Korean submission
     is autograded by nbgrader against the Korean source, so that its test cells and feedback page
     stay Korean; the points come from the same hidden tests. An edition's assignment whose graded
     cells (ids, points) differ from the main source's is not used: those submissions get the main one.

@@ -1,0 +1,1 @@
+"""Tests of autograder/checks/: the hidden checks, their messages, causes and mutants."""

@@ -1,0 +1,1 @@
+"""Tests of autograder/grading/bookkeeping/: SUBMITTED's layout, collect-zip, nbgrader's gradebook and preprocessors."""

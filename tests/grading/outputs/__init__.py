@@ -1,0 +1,1 @@
+"""Tests of autograder/grading/outputs/: the class report, the feedback pages, the LMS exports."""

@@ -1,0 +1,1 @@
+"""Tests of hub/: class-live, the hub service of the live view."""

@@ -1,0 +1,1 @@
+"""Tests of learner_kit/: what learners receive (the visible checks' messages, locations, progress, the lab)."""
