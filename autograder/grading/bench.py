@@ -1,7 +1,7 @@
 """`make bench`: a class of N perfect students graded by stock `nbgrader autograde` and by `autograder grade`.
 
     python -m autograder.grading.bench [--students N] [--jobs J] [--assignments all|ID,ID] [--loop]
-                                       [--kernel-run] [--scheduler ADDRESS] [--no-stock]
+                                       [--kernel-run] [--scheduler ADDRESS] [--no-stock] [--warm]
 
 Both use the course's nbgrader_config.py. Stock: the `nbgrader autograde` command, once per
 assignment, its gradebook prepared beforehand (not timed). Ours: the whole `autograder grade`
@@ -13,7 +13,10 @@ running each notebook too (the pipeline before the one run). With --loop, the cl
 again with one more student whose scaled_dot_product_attention never returns, to show what one
 endless loop costs the others. With --mistakes, a class of the same size that makes mistakes is
 graded too: each student makes one typical mistake in each notebook (MISTAKES, taken in turn, so
-that the class holds each of them), and its time per notebook is printed next to the perfect class's.
+that the class holds each of them), and its time per notebook is printed next to the perfect class's. With --warm,
+each class is graded once more on a Dask cluster kept between runs (a service, --scheduler) whose workers are
+already set up for the course: what a second run pays (cluster.register keeps a set-up made from the same course
+and settings).
 
 For each class it grades (perfect, mistakes), it prints where ours spent its time, stage by stage
 (run/stages.py: per notebook the read and checks of the submission, the sandbox's start, the learner's run, the
@@ -22,6 +25,7 @@ command's start, the cluster's start, the workers' set-up and unit servers, the 
 on the same class, graded right after it, and the ratio, with the load average each ran under (1 minute).
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -238,13 +242,16 @@ def report_stages(out: Path, seconds, label):
     return data
 
 
-def against_stock(scratch: Path, assignments, students, seconds, notebooks, ours_load, our_scores=None):
-    """Stock nbgrader on the class in ``scratch / "submitted"``, right after ours: its time, the ratio, the loads."""
+def against_stock(scratch: Path, assignments, students, seconds, notebooks, ours_load, our_scores=None, warm_s=None):
+    """Stock nbgrader on the class in ``scratch / "submitted"``, right after ours: its time, the ratio, the loads
+    (``warm_s``: ours on a kept cluster, its ratio too)."""
     before, ours_cpu = load(), CPU.get("ours", 0.0)
     stock_s, stock_scores = stock(scratch, assignments, students)
     report("stock nbgrader autograde", stock_s, notebooks, None, None)
     print(f"{'ratio stock / ours':<38}: {stock_s / seconds:.2f}x  (load average, 1 min: ours {ours_load:.2f}, "
           f"stock {before:.2f} -> {load():.2f}; {os.cpu_count()} cores)")
+    if warm_s is not None:
+        print(f"{'ratio stock / ours on a kept cluster':<38}: {stock_s / warm_s:.2f}x")
     print(f"{'CPU seconds, stock / ours':<38}: {CPU['last']:.1f} / {ours_cpu:.1f} = {CPU['last'] / max(ours_cpu, 1e-9):.2f}x "
           "(stock: its autograde commands; ours: the whole command, the sandboxes' processes where they were waited for)")
     if our_scores is not None:
@@ -255,6 +262,33 @@ def against_stock(scratch: Path, assignments, students, seconds, notebooks, ours
             print(f"differences (stock, ours): {diff}")
         return same
     return True
+
+
+@contextlib.contextmanager
+def kept_cluster(jobs, wanted):
+    """The address of a local Dask cluster of ``jobs`` grading workers that outlives each `autograder grade` run
+    (as `dask scheduler` and `dask worker` would, with the grader's settings), or None when not ``wanted``."""
+    if not wanted:
+        yield None
+        return
+    import dask
+
+    from autograder.grading.run import cluster
+
+    with dask.config.set({**cluster.SCHEDULER_CONFIG, **cluster.WORKER_CONFIG, **cluster.WORKER_MEMORY_CONFIG}), \
+            cluster.local_cluster(jobs) as local:
+        yield local.scheduler_address
+
+
+def warm_run(address, submitted: Path, out: Path, notebooks, set_up=True):
+    """Grade ``submitted`` on the kept cluster at ``address``: with ``set_up``, once first to set its workers up for
+    the course (not timed), then the run timed, which finds them set up. (Seconds, scores.)"""
+    if set_up:
+        ours(submitted, out.with_name(out.name + "-setting-up"), 0, address)
+    seconds, scores, startup, idle = ours(submitted, out, 0, address)
+    report("  the same on a kept cluster, set up", seconds, notebooks, startup, idle)
+    report_stages(out, seconds, "that run")
+    return seconds, scores
 
 
 def report(label, seconds, notebooks, startup, idle):
@@ -277,6 +311,8 @@ def main(argv=None):
                         help="also grade a class of the same size in which every student makes a typical mistake")
     parser.add_argument("--kernel-run", action="store_true",
                         help="also grade the class with --kernel-run (each notebook run twice, as before the one run)")
+    parser.add_argument("--warm", action="store_true",
+                        help="also grade each class on a Dask cluster kept between runs, once set up (--scheduler)")
     args = parser.parse_args(argv)
     assignments = assignment_ids() if args.assignments == "all" else args.assignments.split(",")
     if not assignments:
@@ -289,7 +325,7 @@ def main(argv=None):
     print(f"{len(assignments)} assignment(s), {len(students)} perfect students: {notebooks} notebooks; "
           f"{os.cpu_count()} CPU cores")
     code = 0
-    with tempfile.TemporaryDirectory(prefix="bench-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-") as folder, kept_cluster(args.jobs, args.warm) as kept:
         scratch = Path(folder)
         write_class(scratch / "submitted", assignments, students)
         ours_load = load()
@@ -297,8 +333,12 @@ def main(argv=None):
         report(f"autograder grade {where}", seconds, notebooks, startup, idle)
         report_phases(scratch / "ours", seconds, notebooks, startup, args.jobs)
         report_stages(scratch / "ours", seconds, f"the perfect class, {where}")
+        if kept:
+            warm_s, warm_scores = warm_run(kept, scratch / "submitted", scratch / "ours-warm", notebooks)
+            code = code or int(warm_scores != our_scores)
         if not args.no_stock:  # right after ours, on the same class: the ratio under the same load
-            code = code or int(not against_stock(scratch, assignments, students, seconds, notebooks, ours_load, our_scores))
+            code = code or int(not against_stock(scratch, assignments, students, seconds, notebooks, ours_load, our_scores,
+                                                 warm_s if kept else None))
         if args.mistakes:
             mistaken = scratch / "mistaken"  # stock's course root too: nbgrader grades mistaken/submitted
             write_mistaken_class(mistaken / "submitted", assignments, students)
@@ -308,8 +348,13 @@ def main(argv=None):
             report(f"a class making mistakes, {where}", wrong_s, notebooks, wrong_startup, wrong_idle)
             report_phases(scratch / "ours-mistaken", wrong_s, notebooks, wrong_startup, args.jobs)
             report_stages(scratch / "ours-mistaken", wrong_s, f"the class making mistakes, {where}")
+            if kept:
+                wrong_warm_s, wrong_warm_scores = warm_run(kept, mistaken / "submitted", scratch / "ours-mistaken-warm",
+                                                           notebooks, set_up=False)  # set up for the perfect class
+                code = code or int(wrong_warm_scores != wrong_scores)
             if not args.no_stock:  # scores may differ here (one mistake costs one unit in ours): not compared
-                against_stock(mistaken, assignments, students, wrong_s, notebooks, wrong_load)
+                against_stock(mistaken, assignments, students, wrong_s, notebooks, wrong_load,
+                              warm_s=wrong_warm_s if kept else None)
             lost = sum(our_scores.values()) - sum(wrong_scores.values())
             print(f"{'mistakes / perfect, per notebook':<38}: {wrong_s / seconds:.2f}x ({wrong_s / notebooks:.2f} s vs "
                   f"{seconds / notebooks:.2f} s); points lost to the mistakes: {lost:g}")

@@ -12,7 +12,8 @@ that names the setting. While no worker has joined, the grader says so within se
 
 Every worker gets a GradingWorker (worker.py) when it starts, through a worker plugin that
 carries the settings, the source notebooks and the gradebook template: the scratch course,
-the kernel server and the unit server are set up once per worker, not per task. Tasks are
+the kernel server and the unit server are set up once per worker, not per task; on a cluster kept between runs
+(--scheduler), once for as long as the course and the settings stay the same (register, set_up_already). Tasks are
 packed submissions (layout.Packed: plain data, read by the client, which alone sees
 SUBMITTED); results come back to the client, which alone writes OUT. Dask hands each task to
 whichever worker is free, so a slow notebook delays only itself. A worker that dies while
@@ -24,6 +25,8 @@ Ctrl-C: the terminal sends it to the client and to a local cluster's workers. Th
 (``finished``), then shuts Dask down, and the command says how far it got (cli.py).
 """
 import contextlib
+import hashlib
+import json
 import logging
 import os
 import signal
@@ -52,12 +55,14 @@ class GradingPlugin(WorkerPlugin):
 
     def __init__(self, settings, sources, template, editions=None):
         self.settings, self.sources, self.template, self.editions = settings, sources, template, editions or {}
+        self.key = setup_key(settings, sources, template, self.editions)
 
     def setup(self, worker):
         from autograder.grading.run.worker import GradingWorker
 
         scratch = tempfile.mkdtemp(prefix="autograder-worker-", dir=worker.local_directory)
         worker.autograder = GradingWorker(self.settings, self.sources, self.template, scratch, self.editions)
+        worker.autograder.key = self.key
 
     def teardown(self, worker):
         grading = getattr(worker, "autograder", None)
@@ -364,18 +369,46 @@ def sigint_restored():
             set_sigint(previous)
 
 
+def setup_key(settings, sources, template, editions):
+    """What a worker's grading set-up is made from, as one digest: two runs with the same may share a set-up."""
+    digest = hashlib.sha256(json.dumps([settings.to_json(), sources], sort_keys=True).encode())
+    digest.update(template)
+    for lang in sorted(editions):
+        notebooks, edition_template = editions[lang]
+        digest.update(json.dumps([lang, notebooks], sort_keys=True).encode())
+        digest.update(edition_template)
+    return digest.hexdigest()
+
+
 def register(client, settings, sources, template, editions=None):
-    """Give every worker of ``client``'s cluster (present and future) its grading set-up.
+    """Give every worker of ``client``'s cluster (present and future) its grading set-up; False where every worker
+    already has this very set-up (a cluster kept between runs, --scheduler: nothing is set up again).
 
     A worker that dies while the scheduler hands the plugin round (a Slurm job cancelled, a worker that fails to
     start) breaks the hand-out, not the registration: the scheduler keeps the plugin for workers to come, and it is
     handed round again (a worker that had it is set up anew), up to three times."""
     plugin = GradingPlugin(settings, sources, template, editions)
+    if set_up_already(client, plugin.key):
+        return False
     for attempt in range(3):
         try:
             client.register_plugin(plugin, name=PLUGIN_NAME)
-            return
+            return True
         except OSError:  # distributed's CommClosedError: the worker's connection closed under it
             if attempt == 2:
                 raise
             time.sleep(1)
+
+
+def set_up_already(client, key):
+    """Whether every worker of ``client``'s cluster is set up from ``key`` (setup_key) and the scheduler keeps the
+    plugin for workers to come (registering replaces it on every worker, so theirs is the one kept). The workers'
+    unit servers, kept too, still fork a fresh process for each notebook (a worker restarts its server if it has
+    died): a kept set-up holds nothing of any learner."""
+    name = PLUGIN_NAME
+    try:  # functions defined here travel by value (cloudpickle): a scheduler without the course can run them
+        kept = client.run_on_scheduler(lambda dask_scheduler: name in dask_scheduler.worker_plugins)
+        keys = client.run(lambda dask_worker: getattr(getattr(dask_worker, "autograder", None), "key", None))
+    except Exception:  # noqa: BLE001 -- a worker leaving, a scheduler of another version: set up anew
+        return False
+    return kept is True and bool(keys) and all(found == key for found in keys.values())

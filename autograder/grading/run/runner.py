@@ -110,9 +110,11 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     with cluster.grading_client(jobs, scheduler, log, warn=warn) as (client, ctrl_c):
         ready = time.perf_counter()
         clock.mark(stages.CLUSTER)
-        cluster.register(client, settings, notebooks, template.read_bytes(), edition_payloads(editions or {}, todo, settings))
+        fresh = cluster.register(client, settings, notebooks, template.read_bytes(),
+                                 edition_payloads(editions or {}, todo, settings))
         clock.mark(stages.SETUP)
-        log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s")
+        log(f"Dask: cluster ready in {ready - started:.1f} s, workers set up for grading in {time.perf_counter() - ready:.1f} s"
+            + ("" if fresh else " (kept from the last run on this cluster: the same course and settings)"))
         futures, waiting = {}, iter(todo)
 
         def submit_next():  # a submission is read only when it is about to be handed out

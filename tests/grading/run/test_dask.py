@@ -3,7 +3,8 @@ a worker killed half-way costs nothing, and an endless loop holds up nobody else
 
 The fixture course of tests/fixtures/grading_course.py, with a small class: fast students, one that sleeps
 through its notebook's budget, and (in the two-worker run) one whose answer loops until its budget stops it.
-Three grading runs: one worker, two workers (which the scheduling test reads too), an external cluster.
+Grading runs: one worker, two workers (which the scheduling test reads too), an external cluster, and three of
+part of the class on a cluster kept between them.
 """
 import json
 import os
@@ -110,6 +111,24 @@ def test_an_external_cluster_gives_the_same_scores_even_when_a_worker_is_killed(
     stderr = finished(running)
     assert f"Dask cluster at {address}: 2 worker(s)" in stderr
     assert scores(out) == course["one"]
+
+
+def test_a_kept_cluster_grades_again_without_setting_up_again(course, external_cluster):
+    """A cluster kept between runs (a service): a second run of the same course and settings finds its workers set
+    up (cluster.register: their unit servers kept, each notebook still run in a fresh process) and scores as the
+    first; a run with other settings sets them up anew."""
+    address, _ = external_cluster
+    submitted = course["base"] / "submitted-kept"  # the quick students: three runs of the class
+    for student in ("perfect", "mistake", "cheat-transformer", "os-exit"):
+        shutil.copytree(course["submitted"] / student, submitted / student)
+    expected = {key: points for key, points in course["one"].items() if (submitted / key[0]).is_dir()}
+    said = []
+    for run, options in (("first", ()), ("second", ()), ("other-budget", ("--budget", str(BUDGET_S + 5)))):
+        out = course["base"] / f"kept-{run}"
+        said.append(finished(grade(submitted, out, course["source"], "--scheduler", address, *options)))
+        assert scores(out) == expected, run
+    kept = "(kept from the last run on this cluster: the same course and settings)"
+    assert [kept in stderr for stderr in said] == [False, True, False], said
 
 
 def test_an_endless_loop_holds_up_nobody_else(two_workers):
