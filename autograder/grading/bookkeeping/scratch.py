@@ -88,11 +88,13 @@ class ScratchCourse:
         path = self._path("autograded", submission, notebook)
         return nbformat.read(str(path), as_version=4) if path.is_file() else None
 
-    def results(self, submission, source_notebook):
-        """{grade_id: (points, messages)} as nbgrader graded the cells, or None when it could not."""
+    def results(self, submission, source_notebook, autograded=None):
+        """{grade_id: (points, messages)} as nbgrader graded the cells, or None when it could not. ``autograded``:
+        the autograded notebook already read (self.autograded), else it is read here."""
         from nbgrader.api import Gradebook, MissingEntry
 
-        autograded = self.autograded(submission, source_notebook.name)
+        if autograded is None:
+            autograded = self.autograded(submission, source_notebook.name)
         if autograded is None:
             return None
         cells = {nbgrader_meta(c).get("grade_id"): c for c in autograded.cells if nbgrader_meta(c).get("grade")}
@@ -107,15 +109,16 @@ class ScratchCourse:
                 results[cell.grade_id] = (float(points), output_messages(cells.get(cell.grade_id, {})))
         return results
 
-    def record_final(self, submission, notebook, records, submitted=None):
+    def record_final(self, submission, notebook, records, submitted=None, autograded=None):
         """Put the final scores in this gradebook and the out-of-kernel messages in the notebook, for the feedback.
 
         Returns the notebook the instructor's formgrader shows (nbformat JSON): the autograded one, or where
         nbgrader made none, ``submitted`` (the learner's notebook) with each graded cell's messages; None
-        without either."""
+        without either. ``autograded``: the autograded notebook already read (changed here), else it is read."""
         from nbgrader.api import Gradebook
 
-        autograded = self.autograded(submission, notebook)
+        if autograded is None:
+            autograded = self.autograded(submission, notebook)
         if autograded is None:
             if submitted is None:
                 return None
@@ -131,8 +134,9 @@ class ScratchCourse:
         add_messages(autograded, {r["grade_id"]: r["_verifier_message"] for r in records if r.get("_verifier_message")})
         path = self._path("autograded", submission, notebook)
         path.unlink()  # nbgrader leaves it read-only (0444): replaced, as a grader that is not root may, not written into
-        nbformat.write(autograded, str(path))
-        return nbformat.writes(autograded)
+        text = nbformat.writes(autograded)  # made once, for the file (as nbformat.write writes it) and the caller
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        return text
 
     def comments(self, submission, notebook):
         """{grade_id: comment} of the answer cells that nbgrader's autograde commented ("No response.": left as released)."""

@@ -197,7 +197,8 @@ class GradingWorker:
                 continue
             with stage(GRADEBOOK):
                 verdicts_here = verdicts[source.name]
-                nbgrader = course.results(packed, source)
+                autograded = course.autograded(packed, source.name)  # read once: for the results, then the final
+                nbgrader = course.results(packed, source, autograded)
                 reason = short_reason(failure) if failure else "no autograded notebook"
                 notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
                 for entry in notebook_records:  # a verdict the grader's own failure made says so by a field, not in words
@@ -209,9 +210,9 @@ class GradingWorker:
                 if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
                     notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
                     mark(notebook_records[0], runs[source.name].stopped_by, len(notebook_records[0]["feedback"]) - 1)
-                autograded = course.record_final(packed, source.name, notebook_records, notebooks[source.name])
-                if autograded is not None:
-                    shown[source.name] = autograded
+                final = course.record_final(packed, source.name, notebook_records, notebooks[source.name], autograded)
+                if final is not None:
+                    shown[source.name] = final
                     comments[source.name] = course.comments(packed, source.name)
             records += notebook_records
         return records
