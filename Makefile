@@ -311,11 +311,12 @@ options-doc: $(STAMP)
 # Stock `nbgrader autograde` against `autograder grade` on a class of N perfect students over every
 # notebook (STUDENTS=n JOBS=n BENCH_ASSIGNMENTS=01-attention,... SCHEDULER=tcp://...), with the
 # phases of ours; then ours again with --kernel-run (each notebook run twice, as before the one run),
-# and the class with one endless-loop student. 20 students by default: the per-worker start-up is
-# spread as in real use. About half an hour on 2 cores, most of it stock nbgrader.
+# and the class with one endless-loop student; each class once more on a cluster kept between runs (--warm: the
+# workers already set up for the course, as a second run finds them). 20 students by default: the per-worker
+# start-up is spread as in real use. About 40 minutes on 2 cores, most of it stock nbgrader.
 bench: $(STAMP) sandbox-tool
 	$(BIN)/python -m autograder.grading.bench --students $(or $(STUDENTS),20) --jobs $(or $(JOBS),2) \
-	  --assignments $(or $(BENCH_ASSIGNMENTS),all) --loop --kernel-run --mistakes $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+	  --assignments $(or $(BENCH_ASSIGNMENTS),all) --loop --kernel-run --mistakes --warm $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 # The capstone's model trained with seeds 0, 1 and 2: steps, seconds, held-out accuracy, attention shape.
 bench-train: $(STAMP)

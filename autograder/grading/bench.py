@@ -188,6 +188,10 @@ def report_phases(out: Path, seconds, notebooks, startup, jobs):
     started = sum(float(value) for value in startup.groups()) if startup else 0.0
     print(f"{'':<38}  start-up {started:.1f} s; the rest of the wall time (writing OUT, the report, "
           f"waiting on the last task) {seconds - started - in_tasks / jobs:.1f} s")
+    slowest = max(read_tasks(out), key=lambda task: task["ended"] - task["started"], default=None)
+    if slowest is not None:  # a submission is one notebook in this course
+        print(f"{'':<38}  the slowest submission: {slowest['submission']}, "
+              f"{slowest['ended'] - slowest['started']:.1f} s on its worker")
 
 
 def write_class(folder: Path, assignments, students, endless=None):
@@ -265,11 +269,12 @@ def against_stock(scratch: Path, assignments, students, seconds, notebooks, ours
 
 
 @contextlib.contextmanager
-def kept_cluster(jobs, wanted):
-    """The address of a local Dask cluster of ``jobs`` grading workers that outlives each `autograder grade` run
-    (as `dask scheduler` and `dask worker` would, with the grader's settings), or None when not ``wanted``."""
-    if not wanted:
-        yield None
+def kept_cluster(jobs, wanted, scheduler=None):
+    """The address of a Dask cluster that outlives each `autograder grade` run: ``scheduler``'s, else a local one of
+    ``jobs`` grading workers (as `dask scheduler` and `dask worker` would be, with the grader's settings); None when
+    not ``wanted``."""
+    if not wanted or scheduler:
+        yield scheduler if wanted else None
         return
     import dask
 
@@ -325,7 +330,7 @@ def main(argv=None):
     print(f"{len(assignments)} assignment(s), {len(students)} perfect students: {notebooks} notebooks; "
           f"{os.cpu_count()} CPU cores")
     code = 0
-    with tempfile.TemporaryDirectory(prefix="bench-") as folder, kept_cluster(args.jobs, args.warm) as kept:
+    with tempfile.TemporaryDirectory(prefix="bench-") as folder, kept_cluster(args.jobs, args.warm, args.scheduler) as kept:
         scratch = Path(folder)
         write_class(scratch / "submitted", assignments, students)
         ours_load = load()

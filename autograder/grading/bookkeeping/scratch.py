@@ -1,4 +1,5 @@
 """One job's private nbgrader course directory: its own copy of the gradebook, so jobs never share a writer."""
+import contextlib
 import copy
 import shutil
 from pathlib import Path
@@ -88,10 +89,26 @@ class ScratchCourse:
         path = self._path("autograded", submission, notebook)
         return nbformat.read(str(path), as_version=4) if path.is_file() else None
 
-    def results(self, submission, source_notebook, autograded=None):
+    def gradebook(self):
+        """This course's nbgrader Gradebook (a context manager): one for a notebook's results, final scores and
+        comments (results, record_final, comments), opened once rather than by each."""
+        from nbgrader.api import Gradebook
+
+        return Gradebook(self.db_url)
+
+    @contextlib.contextmanager
+    def _opened(self, gradebook):
+        if gradebook is not None:
+            yield gradebook
+            return
+        with self.gradebook() as opened:
+            yield opened
+
+    def results(self, submission, source_notebook, autograded=None, gradebook=None):
         """{grade_id: (points, messages)} as nbgrader graded the cells, or None when it could not. ``autograded``:
-        the autograded notebook already read (self.autograded), else it is read here."""
-        from nbgrader.api import Gradebook, MissingEntry
+        the autograded notebook already read (self.autograded), else it is read here; ``gradebook``: this course's,
+        open (self.gradebook), else it is opened here."""
+        from nbgrader.api import MissingEntry
 
         if autograded is None:
             autograded = self.autograded(submission, source_notebook.name)
@@ -99,7 +116,7 @@ class ScratchCourse:
             return None
         cells = {nbgrader_meta(c).get("grade_id"): c for c in autograded.cells if nbgrader_meta(c).get("grade")}
         results = {}
-        with Gradebook(self.db_url) as gradebook:
+        with self._opened(gradebook) as gradebook:
             for cell in source_notebook.graded:
                 try:
                     grade = gradebook.find_grade(cell.grade_id, source_notebook.name, submission.assignment, submission.student)
@@ -109,13 +126,13 @@ class ScratchCourse:
                 results[cell.grade_id] = (float(points), output_messages(cells.get(cell.grade_id, {})))
         return results
 
-    def record_final(self, submission, notebook, records, submitted=None, autograded=None):
+    def record_final(self, submission, notebook, records, submitted=None, autograded=None, gradebook=None):
         """Put the final scores in this gradebook and the out-of-kernel messages in the notebook, for the feedback.
 
         Returns the notebook the instructor's formgrader shows (nbformat JSON): the autograded one, or where
         nbgrader made none, ``submitted`` (the learner's notebook) with each graded cell's messages; None
-        without either. ``autograded``: the autograded notebook already read (changed here), else it is read."""
-        from nbgrader.api import Gradebook
+        without either. ``autograded``: the autograded notebook already read (changed here), else it is read;
+        ``gradebook``: as for results."""
 
         if autograded is None:
             autograded = self.autograded(submission, notebook)
@@ -126,7 +143,7 @@ class ScratchCourse:
             messages = {r["grade_id"]: "\n".join(r["feedback"]) for r in records if r["feedback"]}
             add_messages(shown, messages)
             return nbformat.writes(shown)
-        with Gradebook(self.db_url) as gradebook:
+        with self._opened(gradebook) as gradebook:
             for record in records:
                 grade = gradebook.find_grade(record["grade_id"], notebook, submission.assignment, submission.student)
                 grade.auto_score, grade.needs_manual_grade = record["points"], False
@@ -138,11 +155,12 @@ class ScratchCourse:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         return text
 
-    def comments(self, submission, notebook):
-        """{grade_id: comment} of the answer cells that nbgrader's autograde commented ("No response.": left as released)."""
-        from nbgrader.api import Gradebook, MissingEntry
+    def comments(self, submission, notebook, gradebook=None):
+        """{grade_id: comment} of the answer cells that nbgrader's autograde commented ("No response.": left as
+        released); ``gradebook``: as for results."""
+        from nbgrader.api import MissingEntry
 
-        with Gradebook(self.db_url) as gradebook:
+        with self._opened(gradebook) as gradebook:
             try:
                 found = gradebook.find_submission_notebook(notebook, submission.assignment, submission.student)
             except MissingEntry:

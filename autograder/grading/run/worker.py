@@ -195,10 +195,10 @@ class GradingWorker:
                 why = packed.unreadable.get(source.name, f"no notebook named {source.name}.ipynb was submitted")
                 records += zero_records(packed, source, f"Not graded: {why}.")  # no "failure": see failures.record_failure
                 continue
-            with stage(GRADEBOOK):
+            with stage(GRADEBOOK), course.gradebook() as gradebook:
                 verdicts_here = verdicts[source.name]
                 autograded = course.autograded(packed, source.name)  # read once: for the results, then the final
-                nbgrader = course.results(packed, source, autograded)
+                nbgrader = course.results(packed, source, autograded, gradebook)
                 reason = short_reason(failure) if failure else "no autograded notebook"
                 notebook_records = combined_records(packed, source, nbgrader, verdicts_here, reason)
                 for entry in notebook_records:  # a verdict the grader's own failure made says so by a field, not in words
@@ -210,10 +210,11 @@ class GradingWorker:
                 if stopped and notebook_records and not self.settings.kernel_run:  # said once, for the instructor
                     notebook_records[0]["feedback"].append(stopped_note(stopped[1]))
                     mark(notebook_records[0], runs[source.name].stopped_by, len(notebook_records[0]["feedback"]) - 1)
-                final = course.record_final(packed, source.name, notebook_records, notebooks[source.name], autograded)
+                final = course.record_final(packed, source.name, notebook_records, notebooks[source.name], autograded,
+                                            gradebook)
                 if final is not None:
                     shown[source.name] = final
-                    comments[source.name] = course.comments(packed, source.name)
+                    comments[source.name] = course.comments(packed, source.name, gradebook)
             records += notebook_records
         return records
 
