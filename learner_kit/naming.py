@@ -65,7 +65,7 @@ def _differs_where_finite(mine, reference, case):
     return False
 
 
-def name_mistake(learner, variants, cases, reference):
+def name_mistake(learner, variants, cases, reference, unlike=None):
     """The id of the first known mistake that explains a failure and behaves like the learner's code.
 
     cases[0] is the failing case, `reference` the reference's outcome on it and `learner`
@@ -74,18 +74,23 @@ def name_mistake(learner, variants, cases, reference):
     is named when its outcome on the failing case differs from the reference's (so it
     explains the failure) and equals the learner's on every case. Where the learner's
     results hold NaN and are wrong elsewhere too, they are compared where they are not NaN
-    (same_but_nan): a specific mistake outranks the generic symptom.
+    (same_but_nan): a specific mistake outranks the generic symptom. `unlike`, if given, is
+    called with the number (in `variants`' order, from 0) of each one whose outcome differs
+    from the learner's on some case: that known mistake is not the learner's, whatever the case.
     """
     nan_too = (learner[0].outputs is not None and not learner[0].problem and reference.outputs is not None
                and any(v.is_floating_point() and bool(v.detach().isnan().any()) for v in learner[0].outputs.values())
                and _differs_where_finite(learner[0], reference, cases[0]))
     same = (lambda mine, theirs, case: same_outcome(mine, theirs, case) or same_but_nan(mine, theirs, case)) if nan_too \
         else same_outcome
-    for mistake_id, outcomes in variants:
+    for number, (mistake_id, outcomes) in enumerate(variants):
         outcomes = iter(outcomes)
         first = next(outcomes)
-        if same_outcome(first, reference, cases[0]) or not same(learner[0], first, cases[0]):
-            continue
-        if all(same(mine, theirs, case) for mine, theirs, case in zip(learner[1:], outcomes, cases[1:])):
+        if same_outcome(first, reference, cases[0]):
+            continue  # it does not explain the failure (which may not be in the results compared)
+        if same(learner[0], first, cases[0]) and \
+                all(same(mine, theirs, case) for mine, theirs, case in zip(learner[1:], outcomes, cases[1:])):
             return mistake_id
+        if unlike is not None:
+            unlike(number)
     return None

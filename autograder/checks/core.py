@@ -7,6 +7,7 @@ cases against autograder.reference; after any failure it runs the unit's known m
 ("mutants") on the same inputs and on the unit's probe cases, and names the one that
 behaves exactly like the learner's code.
 """
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from itertools import product
@@ -175,10 +176,11 @@ def mistake_pairs(unit_name):
 
 
 def warm_up():
-    """Load once what the checks' first diagnosis would otherwise load inside a learner's budget: PyTorch's
-    compiler stack (torch._dynamo), which some torch functions import on their first call (about 3 s on 2
-    busy cores). A grading worker calls this when it starts. (The fingerprints need no warm-up here: this process
-    keeps each once read, learner_kit.visible.load; the sandbox's unit server, whose children do not, preloads them.)"""
+    """Load once what a learner's first meta-device run in this process would otherwise load inside its budget:
+    PyTorch's compiler stack (torch._dynamo), which some torch functions import on their first call (about 8 s on
+    2 busy cores). A grading worker whose learners' code runs in its own process (no sandbox) calls this when it
+    starts. (The fingerprints need no warm-up here: this process keeps each once read, learner_kit.visible.load;
+    the sandbox's unit server, whose children do not, preloads them.)"""
     import torch._dynamo  # noqa: F401
 
 
@@ -272,6 +274,7 @@ def fresh_inputs_problem(unit_name, candidate, seed=20261125):
 _KNOWN_OUTCOMES = {}
 _KNOWN_OUTCOMES_KEPT = 20_000
 _KNOWN_MODULES = {}  # (unit, call, known mistake, dtype, device) -> its module, built once
+_PAIRS_RULED_OUT = weakref.WeakKeyDictionary()  # candidate -> {(unit, call): pairs}; see _Checker._pairs_ruled_out
 
 
 def _case_key(case):
@@ -433,10 +436,23 @@ class _Checker:
             named = diagnoser(learner, cases) or None
             if named:
                 break
-        if named is None:
-            pairs = ((ids, (variant,)) for ids, variant in mistake_pairs(self.spec.name))
-            named = harness.name_mistake(learner, outcomes(pairs), cases, want)
+        if named is None:  # two at once, but none already seen to behave otherwise than this unit
+            ruled_out = self._pairs_ruled_out()
+            pairs = [(ids, variant) for ids, variant in mistake_pairs(self.spec.name) if variant not in ruled_out]
+            named = harness.name_mistake(learner, outcomes((ids, (variant,)) for ids, variant in pairs), cases, want,
+                                         unlike=lambda number: ruled_out.add(pairs[number][1]))
         return named
+
+    def _pairs_ruled_out(self):
+        """The set, kept for the candidate's later checks under the same call, of the pairs of known mistakes its
+        results have differed from on some case (of any aspect: a pair that computes otherwise than the learner's
+        unit is not its mistake). A composite's first diagnosis tries its hundreds of pairs; the other aspects
+        that fail then try only the pairs not yet ruled out. Single known mistakes are always all tried."""
+        try:
+            kept = _PAIRS_RULED_OUT.setdefault(self.candidate, {})
+        except TypeError:  # a candidate that cannot be weakly referenced: nothing kept
+            return set()
+        return kept.setdefault((self.spec.name, self.call_key), set())
 
     def known_outcome(self, variant, case, key):
         """A known mistake's outcome on `case` (`key`: its _case_key): the same for every learner, so kept for the
