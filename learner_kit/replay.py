@@ -112,6 +112,17 @@ class Replay:
             raise NameError(f"name '{self.name}' is not defined")
         return self.fallback(*args, **kwargs)
 
+    def on_meta(self):
+        """This replay as if recorded on the meta device: a tensor argument's key without its values, and each
+        answer a meta tensor of its shape and dtype (a rearrangement's keys and gather indices hold no values)."""
+        if self.kind == REARRANGE:
+            return Replay(self.name, self.kind, self.parameters, self.entries, self.fallback)
+        entries = {}
+        for key, result in self.entries.items():
+            meta_key = tuple((*part[:4], ()) if len(part) == 5 and part[1] == "tensor" else part for part in key)
+            entries[meta_key] = torch.empty(result.shape, dtype=result.dtype, device="meta")
+        return Replay(self.name, self.kind, self.parameters, entries, self.fallback)
+
     # ------------------------------------------------------------------ plain data (fingerprints)
 
     def to_plain(self):

@@ -43,9 +43,34 @@ class _Recorder:
 
 
 def replays(spec, call, case):
-    """{name: Replay} of the functions `spec.isolate` names, as the reference calls them on `case`."""
+    """{name: Replay} of the functions `spec.isolate` names, as the reference calls them on `case`.
+
+    On the meta device they are recorded on the CPU, on zeros of the case's shapes, and kept as a meta recording
+    keeps them (Replay.on_meta: a meta call's key holds no values, nor does its answer): the same replays without
+    running the reference on meta, whose first run in a process imports torch._dynamo (seconds, through the
+    meta kernels' _disable_dynamo wrappers), so that a grading worker need not import it at all."""
     if not spec.isolate:
         return {}
+    if case.device.type == "meta":
+        return {name: replay.on_meta() for name, replay in _recorded(spec, call, _zeros_on_cpu(case)).items()}
+    return _recorded(spec, call, case)
+
+
+def _zeros_on_cpu(case):
+    """`case` with its meta tensors as CPU zeros of the same shape and dtype, and a meta device as the CPU."""
+
+    def stand_in(value):
+        if isinstance(value, torch.device) and value.type == "meta":
+            return torch.device("cpu")
+        if isinstance(value, torch.Tensor) and value.device.type == "meta":
+            return torch.zeros(value.shape, dtype=value.dtype).requires_grad_(value.requires_grad)
+        return value
+
+    return replace(case, inputs={name: stand_in(value) for name, value in case.inputs.items()})
+
+
+def _recorded(spec, call, case):
+    """{name: Replay} of the functions `spec.isolate` names, recorded as the reference runs on `case`."""
     namespace = harness.unit_globals(spec.reference)
     made = {name: Replay(name, kind, signature_of(namespace[name])) for name, kind in spec.isolate.items()}
     recorders = {name: _Recorder(namespace[name], made[name]) for name in made}

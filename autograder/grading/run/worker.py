@@ -107,8 +107,12 @@ class GradingWorker:
             with stage("unit server spawn"):
                 self.verifier = Verifier(self.settings, cell_timeout(self.settings))
                 self.verifier.start()
-            with stage("torch._dynamo (checks' warm-up)"):
-                checks_core.warm_up()  # what a first diagnosis would load, loaded before any learner's budget runs
+            if not self.settings.sandbox:  # learners' code runs here: their first meta-device run would import it
+                with stage("torch._dynamo (checks' warm-up)"):
+                    checks_core.warm_up()  # loaded before any learner's budget runs
+            # In the sandbox (its unit server imports it for the children it forks), the checks here run nothing on
+            # meta (isolation.replays records on the CPU); a rare diagnosis on meta imports it in the grader's turn,
+            # which no learner's clock counts (judge.Session.resume_clock).
             self.setup = record.finish(0)
         self.setup["wall"]["imports (worker.py)"] = round(IMPORT_S, 4)
 
