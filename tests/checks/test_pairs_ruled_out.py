@@ -7,7 +7,7 @@ from autograder import reference
 from autograder.checks import ASPECTS, UNITS, CheckFailure, core
 from autograder.checks.core import mistake_pairs
 from learner_kit import harness
-from learner_kit.calls import Case, CallOutcome
+from learner_kit.calls import CallOutcome, Case
 from learner_kit.naming import name_mistake
 
 
