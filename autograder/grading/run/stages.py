@@ -25,7 +25,8 @@ READ, SANDBOX, RUN, VERDICTS = "read and checks", "sandbox start (and end)", "le
 AUTOGRADE, FEEDBACK, GRADEBOOK, WRITING = "nbgrader autograde", "feedback page", "gradebook", "writing OUT"
 OTHER = "the rest of the task"
 STAGES = (READ, SANDBOX, RUN, VERDICTS, AUTOGRADE, FEEDBACK, GRADEBOOK, WRITING, OTHER)
-# Once per worker, though met inside a task: the first notebook waits for the unit server (torch imported).
+# Once per worker: the unit server's start (torch imported), waited for in the worker's set-up (a part of SETUP);
+# met inside a task only where a server died and the next notebook starts another.
 UNIT_SERVER = "unit server start"
 # Once per run (runner.py): from the process's start to grading, and after the last result.
 PROCESS, BEFORE, CLUSTER, SETUP = "command start and exit (imports)", "sources, hashes, template", "cluster start", "worker set-up"

@@ -139,6 +139,19 @@ class Verifier:
         """Start the server now (call it early: it imports torch meanwhile)."""
         self.server.start()
 
+    def wait_ready(self):
+        """Wait until the server serves (its imports done: seconds), by starting one empty notebook's child and
+        ending it. A grading worker calls this in its set-up, so that its first learner's notebook does not wait
+        for the server. A server that fails here is started again by the first notebook, as any dead one is."""
+        budget = NotebookBudget.of(self.settings)
+        try:
+            with stage(UNIT_SERVER):
+                session, _ = self.server.notebook([], self.cell_timeout, budget.limits(
+                    memory_mb=self.settings.verifier_memory_mb, file_mb=64), budget.seconds)
+                session.end()
+        except SessionFailure:
+            self.server.close()
+
     def close(self):
         self.server.shut_down()
 

@@ -107,6 +107,7 @@ class GradingWorker:
             with stage("unit server spawn"):
                 self.verifier = Verifier(self.settings, cell_timeout(self.settings))
                 self.verifier.start()
+            self.verifier.wait_ready()  # its stage is the unit server's start (stages.UNIT_SERVER)
             if not self.settings.sandbox:  # learners' code runs here: their first meta-device run would import it
                 with stage("torch._dynamo (checks' warm-up)"):
                     checks_core.warm_up()  # loaded before any learner's budget runs
