@@ -41,6 +41,12 @@ class Case:
     dtype: torch.dtype | None = None  # a module is moved to this dtype (None: left as built)
 
     @property
+    def default_dtype(self):
+        """PyTorch's default dtype while a unit is built and called on this case: float64 for a float64 case
+        (FLOAT64_RULE), else float32."""
+        return torch.float64 if self.dtype == torch.float64 else torch.float32
+
+    @property
     def device(self):
         """The device of the first tensor (or torch.device) among the inputs."""
         for value in self.inputs.values():
@@ -121,7 +127,7 @@ def call_unit(target, call, case, guard=None, backprop=None, trace=False, built=
     args = {name: fresh(value) for name, value in case.inputs.items()}
     outcome = CallOutcome(inputs=args)
     recorder = _recorder(args) if trace else None
-    with isolated(default_dtype=case.dtype if case.dtype == torch.float64 else torch.float32), bound(target, call.bindings):
+    with isolated(default_dtype=case.default_dtype), bound(target, call.bindings):
         try:
             with guard if guard is not None else contextlib.nullcontext():
                 function = target

@@ -304,8 +304,7 @@ def _build_known(variant, call, case):
     module's parameters (and some of its buffers), or building it raises: call_unit then builds it itself. About
     4 ms against 6 for a DecoderLayer, of which a learner's first diagnosis in a worker builds hundreds."""
     weights = call.weights or {}
-    with harness.isolated(default_dtype=case.dtype if case.dtype == torch.float64 else torch.float32), \
-            harness.bound(variant, call.bindings):
+    with harness.isolated(default_dtype=case.default_dtype), harness.bound(variant, call.bindings):
         try:
             harness.seed(0)
             module = variant(*call.init)
