@@ -16,6 +16,7 @@ by element through ``MATHML``, its allow-list.
 """
 import html
 import re
+from collections import OrderedDict
 from pathlib import Path
 
 import bleach
@@ -162,9 +163,16 @@ class MathQuota:
         self.formulas, self.characters = formulas, characters
 
     def take(self, tex):
-        if self.formulas < 1 or len(tex) > min(self.characters, MAX_FORMULA_CHARS):
-            return False
-        self.formulas, self.characters = self.formulas - 1, self.characters - len(tex)
+        return self.take_lengths((len(tex),))
+
+    def take_lengths(self, lengths):
+        """Take formulas of these lengths, in order: all of them, or (False) none."""
+        formulas, characters = self.formulas, self.characters
+        for length in lengths:
+            if formulas < 1 or length > min(characters, MAX_FORMULA_CHARS):
+                return False
+            formulas, characters = formulas - 1, characters - length
+        self.formulas, self.characters = formulas, characters
         return True
 
 
@@ -269,12 +277,62 @@ def _cleaner(quota):
                           filters=[lambda source: TypesetMath(source, quota)])
 
 
+class _NotingQuota:
+    """A page's MathQuota that notes the length of each formula it let through, and whether it refused one."""
+
+    def __init__(self, quota):
+        self.quota, self.taken, self.refused = quota, [], False
+
+    def take(self, tex):
+        if self.quota.take(tex):
+            self.taken.append(len(tex))
+            return True
+        self.refused = True
+        return False
+
+
+class SanitisedTexts:
+    """The texts a worker has sanitised, kept (least recently used first out, ``max_chars`` in all) so that the
+    release's Markdown, the same on every learner's page, is parsed once rather than once a page.
+
+    A kept text is reused only where it is the same and the page's quota lets every formula of it through
+    again, in order: what ``sanitise_html`` would compute afresh. A text whose formulas met the end of a quota
+    is not kept."""
+
+    def __init__(self, max_chars=8_000_000, max_text_chars=200_000):
+        self.max_chars, self.max_text_chars = max_chars, max_text_chars
+        self.kept, self.chars = OrderedDict(), 0  # text -> (sanitised, formula lengths)
+
+    def sanitise(self, text, quota):
+        kept = self.kept.get(text)
+        if kept is not None and quota.take_lengths(kept[1]):
+            self.kept.move_to_end(text)
+            return kept[0]
+        noting = _NotingQuota(quota)
+        clean = _cleaner(noting).clean(text)
+        if not noting.refused and len(text) <= self.max_text_chars:
+            self._keep(text, clean, tuple(noting.taken))
+        return clean
+
+    def _keep(self, text, clean, lengths):
+        if text in self.kept:
+            return
+        self.kept[text] = (clean, lengths)
+        self.chars += len(text) + len(clean)
+        while self.chars > self.max_chars and self.kept:
+            old_text, (old_clean, _) = self.kept.popitem(last=False)
+            self.chars -= len(old_text) + len(old_clean)
+
+
+SANITISED = SanitisedTexts()
+
+
 def sanitise_html(value, quota=None):
     """``value`` (HTML) with only the tags, attributes and styles above: no script, handler, frame, form,
     style sheet, meta or base tag, javascript: or remote image; its math typeset as MathML (``quota``:
     what is left of the page's MathQuota, a fresh one by default)."""
     text = value.decode() if isinstance(value, bytes) else str(value)
-    return _cleaner(MathQuota() if quota is None else quota).clean(text)
+    return SANITISED.sanitise(text, MathQuota() if quota is None else quota)
 
 
 def _page_quota(context):

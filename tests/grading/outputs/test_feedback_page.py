@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.grading.outputs import feedback_page as page_module
 from autograder.grading.outputs.feedback_page import MATHML, MathQuota, sanitise_html, typeset
 from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT
 from tests.grading.outputs.test_feedback_sanitiser import Elements, feedback_page
@@ -119,6 +120,37 @@ def test_what_cannot_be_typeset_safely_stays_tex():
     assert sanitise_html("<p>$x^1^2$</p>") == "<p>$x^1^2$</p>"  # TeX latex2mathml rejects
     budget = MathQuota(formulas=2)
     assert sanitise_html("<p>$a$ $b$ $c$</p>", budget).count("<math") == 2 and "$c$" in sanitise_html("$c$", budget)
+
+
+def test_a_kept_text_is_what_sanitising_it_afresh_gives_whatever_the_page_has_left(monkeypatch):
+    """page_module.SANITISED: the release's Markdown, the same on every page, is parsed once a worker; a kept text
+    must come out as a fresh sanitising would, and take from the page's quota what that would take."""
+    built = []
+    real_cleaner = page_module._cleaner
+    monkeypatch.setattr(page_module, "_cleaner", lambda quota: built.append(1) or real_cleaner(quota))
+    monkeypatch.setattr(page_module, "SANITISED", page_module.SanitisedTexts())
+    texts = ["<p>$a$ and $b^2$</p>", "<p>$$\\sum_i x_i$$</p><script>x</script>", "<p>no math</p>", "$" + "y" * 30 + "$"]
+    for formulas, characters in [(2_000, 100_000), (3, 100_000), (1, 100_000), (0, 100_000), (5, 12), (5, 31)]:
+        kept_quota, fresh_quota = MathQuota(formulas, characters), MathQuota(formulas, characters)
+        for text in texts * 2:
+            kept = sanitise_html(text, kept_quota)
+            fresh = real_cleaner(fresh_quota).clean(text)
+            assert kept == fresh, (formulas, characters, text)
+            assert (kept_quota.formulas, kept_quota.characters) == (fresh_quota.formulas, fresh_quota.characters)
+    built.clear()
+    for _ in range(3):
+        assert sanitise_html(texts[0]) == sanitise_html(texts[0], MathQuota())
+    assert not built  # every one of these came from what was kept
+    assert sanitise_html(texts[0], MathQuota(formulas=1)).count("<math") == 1 and built  # not all of it fits: afresh
+
+
+def test_what_is_kept_stays_within_its_size():
+    kept = page_module.SanitisedTexts(max_chars=1_000)
+    for n in range(100):
+        kept.sanitise(f"<p>text {n} " + "x" * 50 + "</p>", MathQuota())
+    assert kept.chars <= 1_000 and 0 < len(kept.kept) < 100
+    assert kept.chars == sum(len(text) + len(clean) for text, (clean, _) in kept.kept.items())
+    assert "<p>text 99 " + "x" * 50 + "</p>" in kept.kept  # the latest stays
 
 
 def test_long_lines_wrap(tmp_path):
