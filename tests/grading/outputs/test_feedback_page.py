@@ -10,9 +10,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.outputs import feedback_page as page_module
-from autograder.grading.outputs.feedback_page import MATHML, MathQuota, sanitise_html, typeset
 from autograder.grading.bookkeeping.scratch import ERROR_OUTPUT
+from autograder.grading.outputs import feedback_page as page_module
+from autograder.grading.outputs.feedback_page import (
+    MATHML,
+    MathQuota,
+    sanitise_html,
+    typeset,
+)
 from tests.grading.outputs.test_feedback_sanitiser import Elements, feedback_page
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -229,7 +234,11 @@ def test_the_page_template_is_used_as_nbgraders_api_runs_it(tmp_path):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
 
-    from autograder.grading.bookkeeping.config import FEEDBACK_TEMPLATES, Settings, scratch_config
+    from autograder.grading.bookkeeping.config import (
+        FEEDBACK_TEMPLATES,
+        Settings,
+        scratch_config,
+    )
 
     config = scratch_config(Settings(), tmp_path, "sqlite://")
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
