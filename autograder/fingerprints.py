@@ -21,7 +21,7 @@ import learner_kit
 from autograder import reference
 from autograder.checks import UNITS, isolation, train
 from autograder.checks.core import mistake_pairs
-from learner_kit import harness, i18n, parting
+from learner_kit import harness, i18n, packed, parting
 
 DIRECTORY = Path(learner_kit.__file__).parent / "fingerprints"
 FORMAT = 1
@@ -140,7 +140,7 @@ def stale(directory=DIRECTORY):
     for name, build in _fresh():
         fresh = build()
         try:
-            stored = torch.load(path(name, directory), weights_only=True)
+            stored = packed.load(path(name, directory))
         except FileNotFoundError:
             stored = None
         if not same(stored, fresh):
@@ -159,7 +159,7 @@ def main(argv=None):
             print(f"stale: {path(name, options.directory)}")
         else:
             Path(options.directory).mkdir(parents=True, exist_ok=True)
-            torch.save(data, path(name, options.directory))
+            packed.save(data, path(name, options.directory))
             print(f"wrote {path(name, options.directory)}")
     return 1 if options.check and outdated else 0
 

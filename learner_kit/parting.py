@@ -14,7 +14,7 @@ from importlib import resources
 
 import torch
 
-from learner_kit import stand_ins
+from learner_kit import packed, stand_ins
 from learner_kit.locate import locate
 from learner_kit.trace import numbers_as_tensors, same_as_plain, traced_call
 
@@ -28,7 +28,7 @@ def load_runs(unit_name):
     if not source.is_file():
         return None
     with resources.as_file(source) as file:
-        return torch.load(file, weights_only=True)
+        return packed.load(file)
 
 
 def arguments(plain):

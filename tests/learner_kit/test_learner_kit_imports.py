@@ -28,7 +28,7 @@ GRADE_DECIDING = frozenset({
     "learner_kit.replay", "learner_kit.stand_ins", "learner_kit.arguments", "learner_kit.watch",
     # the visible checks, which grading runs again
     "learner_kit.visible", "learner_kit.explain", "learner_kit.live", "learner_kit.show_failure",
-    "learner_kit.static_hints",
+    "learner_kit.static_hints", "learner_kit.packed",  # the stored fingerprints' file format
 })
 
 
