@@ -28,7 +28,7 @@ def save(value, file):
     """torch.save ``value`` (dicts with string keys, lists, tuples, tensors, str, int, float, bool, None) packed."""
     tensors, parts = [], {}
     structure = _encode(value, tensors, {}, parts)
-    data = {name: torch.cat(chunks) if chunks else torch.empty(0, dtype=DTYPES[name]) for name, chunks in parts.items()}
+    data = {name: torch.cat(chunks) for name, (chunks, _) in parts.items()}
     torch.save({"packed": 1, "structure": json.dumps({"tree": structure, "tensors": tensors}), "data": data}, file)
 
 
@@ -66,7 +66,8 @@ def _encode(value, tensors, seen, parts):
 
 
 def _tensor_meta(tensor, parts):
-    """[dtype, offset, extent, shape, stride, requires_grad]; the elements its view spans go into ``parts``."""
+    """[dtype, offset, extent, shape, stride, requires_grad]; the elements its view spans go into ``parts``
+    ({dtype name: (the chunks so far, their length)})."""
     requires_grad, tensor = tensor.requires_grad, tensor.detach()
     name = str(tensor.dtype).removeprefix("torch.")
     if name not in DTYPES:
@@ -74,9 +75,9 @@ def _tensor_meta(tensor, parts):
     shape, stride = list(tensor.shape), list(tensor.stride())
     extent = 0 if tensor.numel() == 0 else 1 + sum((size - 1) * step for size, step in zip(shape, stride))
     span = tensor.cpu().as_strided((extent,), (1,), tensor.storage_offset()).clone()
-    chunks = parts.setdefault(name, [])
-    offset = sum(chunk.numel() for chunk in chunks)
+    chunks, offset = parts.get(name, ([], 0))
     chunks.append(span)
+    parts[name] = (chunks, offset + extent)
     return [name, offset, extent, shape, stride, requires_grad]
 
 

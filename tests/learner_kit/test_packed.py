@@ -1,4 +1,4 @@
-"""learner_kit.packed, the fingerprints' file format: what is saved is what is read, in milliseconds."""
+"""learner_kit.packed, the fingerprints' file format: what is saved is what is read, and the course's fingerprints use it."""
 import math
 from pathlib import Path
 
