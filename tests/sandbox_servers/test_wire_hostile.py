@@ -1,15 +1,17 @@
 """A reply from the unit server is the learner's to forge: sandbox_servers.wire.decode_reply takes only plain data.
 
-Each hostile payload below is made the way the child makes its replies (wire.encode_reply, torch.save),
-or by hand where torch.save would not write it; decode_reply must refuse it quickly (wire.ChannelClosed,
-which the judge takes as a broken protocol) or bring it back harmless. Honest replies, made by the
-server's own Child, come back equal.
+Each hostile payload below is made the way the child makes its replies (wire.encode_reply), or by hand
+(``forged``: any structure and data, as a learner's code could write them to the reply channel); decode_reply
+must refuse it quickly (wire.ChannelClosed, which the judge takes as a broken protocol) or bring it back
+harmless. Honest replies, made by the server's own Child, come back equal. Nothing in a reply is a pickle:
+the old format (a torch.save archive) and plain pickles are refused unread.
 """
 import collections
 import io
+import json
 import pickle
+import struct
 import time
-import zipfile
 
 import nbformat
 import pytest
@@ -45,6 +47,14 @@ def refused(payload, within_cpu_s=2.0):
     return reason
 
 
+def forged(structure, data=b""):
+    """A reply as a learner's code could write it: ``structure`` (JSON text, or a value json.dumps writes) and
+    ``data``, framed as encode_reply frames them, with none of its checks."""
+    text = structure if isinstance(structure, (str, bytes)) else json.dumps(structure, separators=(",", ":"))
+    text = text.encode() if isinstance(text, str) else text
+    return wire.REPLY_MAGIC + struct.pack(">I", len(text)) + text + data
+
+
 def same(a, b):
     """Equal values of the same types; tensors equal in dtype, device, shape and values."""
     if type(a) is not type(b):
@@ -59,21 +69,11 @@ def same(a, b):
 
 
 def shared_tuples(depth):
-    """A tuple ``depth`` deep whose halves are one object: 2**depth steps to hash or walk, a few bytes to send."""
+    """A tuple ``depth`` deep whose halves are one object: 2**depth steps to walk, a few bytes to hold."""
     node = ()
     for _ in range(depth):
         node = (node, node)
     return node
-
-
-def archive_with(structure):
-    """An archive as encode_reply writes it, with ``structure`` (a pickle) as its data.pkl."""
-    honest = zipfile.ZipFile(io.BytesIO(wire.encode_reply(None)))
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as forged:
-        for member in honest.infolist():
-            forged.writestr(member.filename, structure if member.filename.endswith("data.pkl") else honest.read(member))
-    return buffer.getvalue()
 
 
 class LearnersTensor(torch.Tensor):
@@ -81,7 +81,7 @@ class LearnersTensor(torch.Tensor):
 
 
 class Reduced:
-    """Pickles as the call function(*args), which torch.save writes without making it."""
+    """Pickles as the call function(*args)."""
 
     def __init__(self, function, *args):
         self.function, self.args = function, args
@@ -160,29 +160,22 @@ def test_tensors_come_back_as_fresh_plain_copies():
 # ---------------------------------------------------------------- structures that cost the judge
 
 
-def test_shared_tuples_are_refused_without_being_walked():
-    dag = shared_tuples(80)
-    payload = wire.encode_reply({"seq": 1, "modified": [dag]})
-    assert len(payload) < 4000
+def test_the_helper_forges_readable_replies():
+    assert wire.decode_reply(forged({"a": ["l", 1, 2.5, "b", None, True], "b": ["t"]})) == {
+        "a": [1, 2.5, "b", None, True], "b": ()}
+    assert wire.decode_reply(forged(["x", "float32", [2], 4], struct.pack("<3f", 9.0, 1.5, -2.0))).tolist() == [1.5, -2.0]
+
+
+def test_shared_structures_cannot_be_sent_and_wide_ones_are_refused():
+    with pytest.raises(wire.ChannelClosed, match="values"):  # the child's own encoder stops walking a DAG too
+        wire.encode_reply({"seq": 1, "modified": [shared_tuples(80)]})
+    wide = ["l"]
+    for _ in range(14):
+        wide = ["l", wide, wide]
+    payload = forged(wide)  # JSON has no sharing: the tree is written out, and it is within the structure's bound
+    assert len(payload) < wire.MAX_STRUCTURE_BYTES
+    assert "values" in refused(forged({"x": ["l", *[0] * (wire.MAX_VALUES + 1)]}))
     refused(payload)
-    refused(wire.encode_reply({"seq": 1, "modified": [shared_tuples(25)]}))  # within the depth bound: the values bound
-    wide = []
-    for _ in range(25):
-        wide = [wide, wide]
-    assert "values" in refused(wire.encode_reply(wide))
-
-
-def test_a_dict_keyed_by_shared_tuples_is_refused_before_loading_would_hash_it():
-    node = pickle.EMPTY_TUPLE + pickle.BINPUT + b"\x00"  # a tuple, remembered
-    for _ in range(80):  # (it, it), remembered in its place
-        node += pickle.BINGET + b"\x00" + pickle.TUPLE2 + pickle.BINPUT + b"\x00"
-    item = node + pickle.BININT1 + b"\x01" + pickle.SETITEM  # {node: 1}
-    structure = pickle.PROTO + b"\x02" + pickle.EMPTY_DICT + item + pickle.STOP
-    assert "key" in refused(archive_with(structure))
-
-
-def test_the_archive_helper_makes_readable_replies():
-    assert wire.decode_reply(archive_with(pickle.dumps({"a": [1, 2.5, "b"]}, protocol=2))) == {"a": [1, 2.5, "b"]}
 
 
 def test_deep_nesting_is_refused():
@@ -194,6 +187,8 @@ def test_deep_nesting_is_refused():
     for _ in range(wire.MAX_DEPTH - 2):
         ok = [ok]
     assert wire.decode_reply(wire.encode_reply({"seq": 1, "result": ok}))["result"] == ok
+    refused(forged("[" * 100_000 + "]" * 100_000))  # past the JSON parser's recursion limit: refused, no crash
+    refused(forged('{"a":' * 100_000 + "1" + "}" * 100_000))
 
 
 def test_long_strings_and_huge_ints_are_refused():
@@ -201,38 +196,90 @@ def test_long_strings_and_huge_ints_are_refused():
     refused(wire.encode_reply({"x" * (wire.MAX_STR_CHARS + 1): 1}))
     refused(wire.encode_reply({"instance": 2**64}))
     refused(wire.encode_reply({"instance": -(2**64)}))
-    extremes = {"instance": -(2**63), "n": 2**63 - 1}
-    assert wire.decode_reply(wire.encode_reply(extremes)) == extremes
+    refused(forged('{"n":' + "9" * 100_000 + "}"))  # more digits than Python converts
+    extremes = {"instance": -(2**63), "n": 2**63 - 1, "x": float("nan"), "inf": float("-inf")}
+    assert same(wire.decode_reply(wire.encode_reply(extremes)), extremes)
 
 
 @pytest.mark.parametrize("value", [
     {1: "a"}, {(1, 2): "a"}, {1, 2}, frozenset({1}), b"bytes", bytearray(b"x"), 1 + 2j, collections.Counter("ab"),
-    collections.OrderedDict(a=1), torch.Size([2, 3]), torch.device("cpu"), torch.float32,
+    collections.OrderedDict(a=1), torch.Size([2, 3]), torch.device("cpu"), torch.float32, Reduced(bytearray, 1 << 40),
 ], ids=lambda value: type(value).__name__)
-def test_other_types_are_refused(value):
-    refused(wire.encode_reply({"seq": 1, "result": value}))
+def test_other_types_cannot_be_sent(value):
+    with pytest.raises(TypeError):
+        wire.encode_reply({"seq": 1, "result": value})
+
+
+@pytest.mark.parametrize("node", [
+    [], ["s", 1], ["d", "a", 1], [1, 2], ["x"], ["x", "float32", [1]], ["m", "float32"], ["l", ["zz"]],
+    ["X", "float32", [1], 0], {"a": ["t", ["x", "float32", [1], 0, 0]]},
+], ids=json.dumps)
+def test_unknown_and_malformed_nodes_are_refused(node):
+    assert "malformed" in refused(forged(node, bytes(8)))
+
+
+@pytest.mark.parametrize("payload", [
+    b"", b"RPLY", b"RPLY\x00\x00\x00\x09{}", b"RPLY\x00\x00\x00\x02\xff\xfe", b"RPLY\x00\x00\x00\x03{a}",
+    b"RPLY\xff\xff\xff\xff{}", pickle.dumps({"seq": 1}), pickle.dumps(Reduced(bytearray, 1 << 40)),
+], ids=["empty", "magic-only", "truncated", "not-utf8", "not-json", "structure-over-bound", "pickle", "pickle-call"])
+def test_only_the_servers_format_is_read(payload):
+    refused(payload)
+
+
+def test_a_torch_save_archive_is_refused_unread():
+    archive = io.BytesIO()
+    torch.save({"seq": 1, "call": Reduced(bytearray, 1 << 40)}, archive)
+    assert "format" in refused(archive.getvalue())
+
+
+def test_the_structure_is_bounded():
+    assert "structure" in refused(forged({"s": ["l", *["x" * 1000] * 300]}))
 
 
 # ---------------------------------------------------------------- tensors that cost the judge
 
 
-def test_expanded_views_are_refused():
-    assert len(wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(60000, 60000)}})) < 2000
-    refused(wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(60000, 60000)}}))
-    assert "stride 0" in refused(wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(3000, 3000)}}))
-    assert "stride 0" in refused(wire.encode_reply({"g": torch.zeros(4, 1).expand(4, 3)}))
-    overlapping = torch.arange(10.0).as_strided((5, 5), (1, 1))
-    assert "storage" in refused(wire.encode_reply({"g": overlapping}))
-    kept = wire.decode_reply(wire.encode_reply({"g": torch.zeros(1, 3).expand(1, 3)}))["g"]  # stride 0 on size 1
-    assert same(kept, torch.zeros(1, 3))
+def test_tensors_are_sent_whole_and_bounded_before_they_are_copied():
+    with pytest.raises(wire.ChannelClosed, match="elements"):  # a 14 GB view is refused before the child copies it
+        wire.encode_reply({"outputs": {"output": torch.zeros(1).expand(60000, 60000)}})
+    kept = wire.decode_reply(wire.encode_reply({"g": torch.zeros(1, 3).expand(2, 3)}))["g"]
+    assert same(kept, torch.zeros(2, 3)) and kept.is_contiguous()
 
 
 def test_the_elements_of_a_reply_are_bounded_all_tensors_together():
-    assert "elements" in refused(wire.encode_reply({"g": torch.zeros(wire.MAX_ELEMENTS + 1, dtype=torch.bool)}))
-    assert "elements" in refused(wire.encode_reply({"g": torch.empty(2**40, device="meta")}))
-    block = torch.zeros(2**14)
-    assert "elements" in refused(wire.encode_reply({"grads": [block] * 1025}))  # one storage, seen 1025 times
-    assert len(wire.decode_reply(wire.encode_reply({"grads": [block] * 1000}))["grads"]) == 1000
+    assert "elements" in refused(forged(["x", "bool", [2**12, 2**12 + 1], 0], bytes(16)))
+    assert "elements" in refused(forged(["m", "float32", [2**20, 2**20]]))
+    assert "shape" in refused(forged(["m", "float32", [2**62, 2**62, 2**62, 0]]))  # empty, but no honest shape
+    block = ["x", "float32", [2**14], 0]  # one block of data, named 1025 times
+    assert "elements" in refused(forged({"grads": ["l", *[block] * 1025]}, bytes(4 * 2**14)))
+    assert len(wire.decode_reply(forged({"grads": ["l", *[block] * 1000]}, bytes(4 * 2**14)))["grads"]) == 1000
+
+
+@pytest.mark.parametrize("node", [
+    ["x", "float32", [4], 0], ["x", "float64", [2], 1], ["x", "float32", [1], -4], ["x", "float32", [1], 1.0],
+    ["x", "float32", [1], True], ["x", "int64", [2**12, 2**12], 0],
+], ids=json.dumps)
+def test_a_tensor_must_lie_within_the_data_before_anything_is_allocated(node):
+    before = torch.empty
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch, "empty", lambda *a, **k: pytest.fail("allocated before its bytes were checked"))
+        reason = refused(forged(node, bytes(12)))
+    assert torch.empty is before
+    assert "outside" in reason or "elements" in reason, reason
+
+
+@pytest.mark.parametrize("node", [
+    ["x", "complex64", [1], 0], ["x", "object", [1], 0], ["x", "__class__", [1], 0], ["x", ["float32"], [1], 0],
+    ["x", "float32", [-1], 0], ["x", "float32", [1.5], 0], ["x", "float32", "12", 0], ["x", "float32", [False], 0],
+    ["m", "float32", [1] * (wire.MAX_DEPTH + 1)],
+], ids=json.dumps)
+def test_odd_dtypes_and_shapes_are_refused(node):
+    refused(forged(node, bytes(64)))
+
+
+def test_bool_tensors_hold_only_true_and_false():
+    back = wire.decode_reply(forged(["x", "bool", [3], 0], bytes([0, 1, 7])))
+    assert back.dtype is torch.bool and back.view(torch.uint8).tolist() == [0, 1, 1]
 
 
 @pytest.mark.parametrize("tensor", [
@@ -242,49 +289,17 @@ def test_the_elements_of_a_reply_are_bounded_all_tensors_together():
     torch.zeros(2).as_subclass(LearnersTensor),
     torch.zeros(2, dtype=torch.complex64),
 ], ids=["requires-grad", "sparse", "parameter", "subclass", "complex"])
-def test_tensors_other_than_plain_dense_ones_are_refused(tensor):
-    refused(wire.encode_reply({"outputs": {"output": tensor}}))
+def test_tensors_other_than_plain_dense_ones_cannot_be_sent(tensor):
+    with pytest.raises(TypeError):
+        wire.encode_reply({"outputs": {"output": tensor}})
 
 
-@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
-def test_the_checks_after_loading_stand_on_their_own():
-    """What the pickle's reading refuses first (other callables, types) is refused after loading too."""
-    for value in (nn.Parameter(torch.zeros(2)), torch.zeros(3).to_sparse(), {1, 2}, torch.Size([1]),
-                  torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)])):
-        with pytest.raises(wire.ChannelClosed):
-            wire._checked(value, wire.ElementQuota())
-
-
-# ---------------------------------------------------------------- what loading itself would do
-
-
-@pytest.mark.parametrize("call", [
-    Reduced(bytearray, 1 << 40),  # 1 TiB of zeros
-    Reduced(torch._utils._rebuild_device_tensor_from_cpu_tensor, torch.zeros(1).expand(60000, 60000),
-            torch.float64, "cpu", False),  # copies the whole view: 29 GB
-    Reduced(torch.Tensor, 1 << 20, 1 << 20),
-    Reduced(set, [1, 2]),
-    Reduced(collections.OrderedDict, [("a", 1)]),  # hashes its keys
-    Reduced(collections.Counter, "abc"),
-    Reduced(torch._utils._rebuild_meta_tensor_no_storage, torch.float32, (2,), (1,)),  # an argument short
-], ids=["bytearray", "device-copy", "Tensor", "set", "OrderedDict", "Counter", "rebuilder-misused"])
-def test_loading_calls_only_what_torch_save_writes_for_plain_replies(call):
-    refused(wire.encode_reply({"seq": 1, "result": call}))
-
-
-def test_only_a_stored_torch_save_archive_is_read():
-    legacy = io.BytesIO()
-    torch.save({"seq": 1}, legacy, _use_new_zipfile_serialization=False)
-    assert "archive" in refused(legacy.getvalue())
-    assert "archive" in refused(pickle.dumps({"seq": 1}))
-    refused(b"PK\x03\x04 not a zip")
-    honest = zipfile.ZipFile(io.BytesIO(wire.encode_reply({"seq": 1, "pad": "x" * 5000})))
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as deflated:
-        for member in honest.infolist():
-            deflated.writestr(member.filename, honest.read(member))
-    assert "compressed" in refused(buffer.getvalue())
-    assert "structure" in refused(wire.encode_reply({"seq": 1, "result": list(range(100_000))}))
+def test_every_dtype_a_reply_may_hold_comes_back_equal():
+    for dtype in wire.TENSOR_DTYPES:
+        for shape in [(), (0,), (3, 0, 2), (2, 3)]:
+            tensor = (torch.rand(shape) * 10).to(dtype)
+            back = wire.decode_reply(wire.encode_reply({"t": tensor, "meta": tensor.to("meta")}))
+            assert same(back["t"], tensor) and same(back["meta"], tensor.to("meta")), (dtype, shape)
 
 
 # ---------------------------------------------------------------- errors
@@ -355,6 +370,9 @@ def _forge(reply):
     {body}
     return reply
 
+def _framed(encode, reply):
+    return reply if isinstance(reply, bytes) else encode(reply)  # bytes: written to the channel as they are
+
 _honest = scaled_dot_product_attention
 
 @functools.wraps(_honest)
@@ -362,13 +380,15 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
     wire = sys.modules["sandbox_servers.wire"]  # patched at call time: the child puts back what a cell replaces
     if not getattr(wire, "forged", False):
         encode = wire.encode_reply
-        wire.encode_reply = lambda reply: encode(_forge(reply) if "outputs" in reply else reply)
+        wire.encode_reply = lambda reply: _framed(encode, _forge(reply)) if "outputs" in reply else encode(reply)
         wire.forged = True
     return _honest(query, key, value, mask, dropout)
 '''
 FORGERIES = {
     "shared-tuples": "node = ()\n    for _ in range(80):\n        node = (node, node)\n    reply['modified'] = [node]",
     "expanded-outputs": "reply['outputs'] = {n: torch.zeros(1).expand(60000, 60000) for n in (reply['outputs'] or {})}",
+    "raw-bytes": "text = ('{\"seq\":%d,\"outputs\":{\"output\":[\"x\",\"float32\",[4096,4096],0]}}' % reply['seq'])"
+                 ".encode()\n    reply = b'RPLY' + len(text).to_bytes(4, 'big') + text",  # a tensor with no data
     "system-exit": "reply['error'] = {'type': 'SystemExit', 'base': 'SystemExit', 'message': '0', 'args': [0], "
                    "'line': '', 'line_at': None, 'raised_by_learner': True}",
 }
@@ -406,6 +426,8 @@ def test_a_forged_reply_costs_its_notebook_and_nothing_more(verifier, forgery):
     verdicts = verifier.verify(source, attention_notebook(FORGE.format(body=FORGERIES[forgery])))
     assert time.monotonic() - start < 20 + 15  # the notebook's budget, and the time to stop it
     assert not verdicts["scaled_dot_product_attention-hidden-values"][0], verdicts
+    if forgery == "raw-bytes":  # refused by decode_reply, which says why
+        assert "outside the reply's data" in verdicts["scaled_dot_product_attention-hidden-values"][1], verdicts
     if forgery == "system-exit":  # the visible cell's own checks run in the notebook's process first: they find the
         # replaced encode_reply (put back there), and no later cell trusts that process (judge.Session.give_up)
         told = verdicts["scaled_dot_product_attention-hidden-values"][1]
