@@ -103,10 +103,12 @@ def drop_output():
 
 
 @contextlib.contextmanager
-def grading_client(jobs=1, scheduler=None, log=print, warn=None):
+def grading_client(jobs=1, scheduler=None, log=print, warn=None, closing=None):
     """(A Dask client, an Event set by Ctrl-C), on an existing cluster at ``scheduler`` (an address), on Slurm jobs
     (``scheduler`` a slurm.Plan: --slurm) or on a local cluster of ``jobs``. ``warn``: where a setting that differs
-    from the grader's is said (scheduler_differences, worker_differences).
+    from the grader's is said (scheduler_differences, worker_differences). ``closing``: a Closing that shuts the
+    client and cluster down in its thread once the block ends normally (the client goes on with the class's
+    outputs meanwhile, which need no worker); after an error or Ctrl-C they shut down here, before the block's end.
 
     In the block, and while the client and the cluster shut down after it (a second Ctrl-C cannot break that),
     Ctrl-C only sets the Event; ``finished`` raises KeyboardInterrupt between two results. Python's own
@@ -127,7 +129,7 @@ def grading_client(jobs=1, scheduler=None, log=print, warn=None):
             scheduler = None
         if scheduler:
             set_sigint(note)
-            client = stack.enter_context(Client(scheduler, timeout="60s"))
+            client = closed_last(stack, Client(scheduler, timeout="60s", set_as_default=False))
             dashboard = client.dashboard_link if client.scheduler_info().get("services", {}).get("dashboard") else None
             workers = len(client.scheduler_info().get("workers", {}))
             log(f"Dask cluster at {scheduler}: {workers} worker(s)" + (f"; dashboard {dashboard}" if dashboard else ""))
@@ -139,7 +141,7 @@ def grading_client(jobs=1, scheduler=None, log=print, warn=None):
 
             jobs_cluster = stack.enter_context(slurm_jobs.cluster(slurm, {**WORKER_MEMORY_CONFIG, **WORKER_CONFIG}))
             set_sigint(note)  # after dask_jobqueue's import, which sets a handler of its own (sys.exit)
-            client = stack.enter_context(Client(jobs_cluster))
+            client = closed_last(stack, Client(jobs_cluster, set_as_default=False))
             for line in [slurm.describe(), *slurm.notes]:
                 log(line)
             for line in scheduler_differences(client):  # ours: in this process, made with SCHEDULER_CONFIG
@@ -149,9 +151,44 @@ def grading_client(jobs=1, scheduler=None, log=print, warn=None):
                                       describe=lambda: slurm_jobs.queue_report(slurm, jobs_cluster)))
         else:
             set_sigint(signal.SIG_IGN)  # inherited by the worker processes as they start
-            client = stack.enter_context(Client(stack.enter_context(local_cluster(jobs))))
+            client = closed_last(stack, Client(stack.enter_context(local_cluster(jobs)), set_as_default=False))
             set_sigint(note)
         yield client, ctrl_c
+        if closing is not None:
+            closing.start(stack.pop_all().close)
+
+
+def closed_last(stack, client):
+    """``client``, closed by ``stack`` (first, before the cluster it was made for). Not made Dask's default client
+    (which ties it to this thread's context and config: it could not then be closed from Closing's thread); every
+    call here names it."""
+    stack.callback(client.close)
+    return client
+
+
+class Closing:
+    """A cluster's shutdown (its workers' teardown, their processes' end: 2-4 s) in a thread of its own.
+
+    Not a daemon: a command that ends before ``wait`` still lets the workers end (a local cluster's are not daemon
+    processes, WORKER_CONFIG). Ctrl-C meanwhile reaches the main thread as before the cluster started."""
+
+    def __init__(self):
+        self.thread, self.error = None, None
+
+    def start(self, close):
+        def run():
+            try:
+                close()
+            except BaseException as error:  # said by wait(), in the main thread
+                self.error = error
+        self.thread = threading.Thread(target=run, name="autograder cluster shutdown")
+        self.thread.start()
+
+    def wait(self):
+        """Wait for the shutdown to end; what it raised, or None."""
+        if self.thread is not None:
+            self.thread.join()
+        return self.error
 
 
 WHY = {"distributed.scheduler.allowed-failures": "how often a submission whose worker dies is tried again",

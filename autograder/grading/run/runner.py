@@ -5,6 +5,7 @@ Each worker (cluster.py, worker.py) has its own scratch course directory and SQL
 OUT/state/ lets an interrupted run resume (a submission whose inputs are unchanged is not
 graded again).
 """
+import contextlib
 import hashlib
 import json
 import shutil
@@ -82,7 +83,7 @@ NO_SANDBOX_WARNING = ("graded with --no-sandbox: learners' code ran with the gra
 
 
 def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, scheduler=None, log=print, editions=None,
-              warn=None, clock=None):
+              warn=None, clock=None, closing=None):
     """Grade ``todo`` on Dask (cluster.py), one task per submission; write each result as it comes back.
 
     The client alone writes OUT: each submission's state (for resuming) and feedback as soon as
@@ -90,6 +91,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     worker died twice, or the grader broke) gets 0 with the reason. ``editions``: {language: (source
     dir, {assignment: source notebooks})} of the course's other editions (edition_sources). ``clock``: a
     stages.Clock that gets the run's own stages (cluster start, worker set-up, the client's per-submission work).
+    ``closing``: a cluster.Closing, to shut Dask down in the background once every result is in (the caller waits).
     """
     clock = clock or stages.Clock()
     from distributed import as_completed
@@ -107,7 +109,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
         log(f"starting {jobs} grading worker(s) and setting them up (a few seconds; up to a minute or two the first "
             "time on a busy machine)...")
     clock.mark(stages.BEFORE)
-    with cluster.grading_client(jobs, scheduler, log, warn=warn) as (client, ctrl_c):
+    with cluster.grading_client(jobs, scheduler, log, warn=warn, closing=closing) as (client, ctrl_c):
         ready = time.perf_counter()
         clock.mark(stages.CLUSTER)
         fresh = cluster.register(client, settings, notebooks, template.read_bytes(),
@@ -131,7 +133,7 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
         window = max(8, 4 * sum(client.nthreads().values()))
         progress = Progress(len(todo), log)
         try:
-            running = as_completed([f for f in (submit_next() for _ in range(window)) if f is not None])
+            running = as_completed([f for f in (submit_next() for _ in range(window)) if f is not None], loop=client.loop)
             for future in cluster.finished(running, ctrl_c):
                 submission = futures.pop(future)
                 following = submit_next()
@@ -409,6 +411,9 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} {where}")
     assignments = sorted({s.assignment for s in submissions})
     db_url = db_url or configured_db_url() or f"sqlite:///{out / 'gradebook.db'}"
+    from autograder.grading.run.cluster import Closing
+
+    closing = Closing()  # the cluster shuts down while the course gradebook and the report are written
     try:
         if assignments and not template_cached(settings, assignments):
             log(f"preparing nbgrader's gradebook for {len(assignments)} assignment(s) (once: later runs reuse it)...")
@@ -416,7 +421,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         clock.mark(stages.BEFORE)
         if todo:
             run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
-                      jobs, scheduler, log, editions, warn, clock)
+                      jobs, scheduler, log, editions, warn, clock, closing)
         # after run_tasks, which empties OUT/logs/; for the class report
         write_not_graded(out, not_graded)
         if (submitted / FINDINGS_FILE).is_file():  # what collect-zip found, for the class report and gradebook.csv
@@ -436,9 +441,16 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         write_results(out, records)
         write_class_outputs(out, records, db_url, log, roster, warn)
         clock.mark(stages.END_OUTPUTS)
+        failed = closing.wait()
+        clock.mark(stages.SHUTDOWN)  # what is left of it once the outputs are written
+        if failed is not None:  # every grade is written by now: only said
+            log(f"warning: Dask did not shut down cleanly ({type(failed).__name__}: {str(failed)[:300]})")
         write_run_stages(out, clock, len(todo))
     except KeyboardInterrupt:
         raise Interrupted(sum(read_state(out, s, keys[s.key]) is not None for s in submissions), len(submissions)) from None
+    finally:  # after an error or Ctrl-C too: no worker outlives the call (a second Ctrl-C leaves it to the exit)
+        with contextlib.suppress(KeyboardInterrupt):
+            closing.wait()
     return records
 
 

@@ -193,3 +193,35 @@ def test_every_warning_of_the_run_reaches_the_report(tmp_path, source):
     assert "1 folder(s) or file(s) in SUBMITTED not graded" in run
     help_section = page[page.index('<section id="help">'):page.index('<section id="scores">')]
     assert "In SUBMITTED but not graded (1)" in help_section and "ada/no-such-assignment" in help_section
+
+
+def test_the_cluster_shuts_down_while_the_class_outputs_are_written(tmp_path, source, monkeypatch):
+    """cluster.Closing: Dask's shutdown (2-4 s) runs in its own thread while the client writes the course gradebook
+    and the report; grade() returns once it has ended, and a shutdown that fails costs a warning, not the grades."""
+    import threading
+
+    from autograder.grading.bookkeeping.config import Settings
+    from autograder.grading.run import cluster
+    from autograder.grading.run.runner import grade
+
+    submitted, out, said, seen = write_submissions(tmp_path / "submitted", ["perfect"]), tmp_path / "out", [], {}
+    start = cluster.Closing.start
+
+    def watched_start(self, close):
+        def close_after_the_report():
+            seen["thread"] = threading.current_thread()
+            deadline = time.monotonic() + 120
+            while not (out / "report.html").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)  # a shutdown that blocked the client would never see the report
+            seen["report_first"] = (out / "report.html").exists()
+            close()
+            seen["closed"] = True
+            raise RuntimeError("a worker would not stop")
+        start(self, close_after_the_report)
+
+    monkeypatch.setattr(cluster.Closing, "start", watched_start)
+    records = grade(submitted, out, settings=Settings(source_dir=str(source), sandbox=False), log=said.append)
+    assert seen["thread"] is not threading.main_thread() and seen["report_first"] and seen.get("closed")
+    assert not seen["thread"].is_alive()  # waited for
+    assert records and sum(r["points"] for r in records) > 0
+    assert "warning: Dask did not shut down cleanly (RuntimeError: a worker would not stop)" in said, said
