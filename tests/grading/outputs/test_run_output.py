@@ -197,12 +197,15 @@ def test_every_warning_of_the_run_reaches_the_report(tmp_path, source):
 
 def test_the_cluster_shuts_down_while_the_class_outputs_are_written(tmp_path, source, monkeypatch):
     """cluster.Closing: Dask's shutdown (2-4 s) runs in its own thread while the client writes the course gradebook
-    and the report; grade() returns once it has ended, and a shutdown that fails costs a warning, not the grades."""
+    and the report; grade() returns once it has ended, and a shutdown that fails costs a warning, not the grades.
+    Once no submission is left to hand out and a worker is free, the report's libraries are imported beforehand."""
     import threading
 
     from autograder.grading.bookkeeping.config import Settings
-    from autograder.grading.run import cluster
+    from autograder.grading.run import cluster, runner
     from autograder.grading.run.runner import grade
+
+    monkeypatch.setattr(runner, "REPORT_IMPORTS", threading.Event())
 
     submitted, out, said, seen = write_submissions(tmp_path / "submitted", ["perfect"]), tmp_path / "out", [], {}
     start = cluster.Closing.start
@@ -225,3 +228,18 @@ def test_the_cluster_shuts_down_while_the_class_outputs_are_written(tmp_path, so
     assert not seen["thread"].is_alive()  # waited for
     assert records and sum(r["points"] for r in records) > 0
     assert "warning: Dask did not shut down cleanly (RuntimeError: a worker would not stop)" in said, said
+    assert runner.REPORT_IMPORTS.is_set()
+
+
+def test_the_reports_libraries_are_imported_once_in_a_thread():
+    code = ("import sys, threading\n"
+            "from autograder.grading.run import runner\n"
+            "assert 'seaborn' not in sys.modules\n"
+            "runner.warm_report_imports(); runner.warm_report_imports()\n"
+            "started = [t for t in threading.enumerate() if t.name == 'report imports']\n"
+            "assert len(started) == 1 and started[0].daemon, started\n"
+            "started[0].join()\n"
+            "assert {'seaborn', 'pandas', 'matplotlib.figure'} <= set(sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
