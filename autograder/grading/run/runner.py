@@ -17,9 +17,7 @@ from pathlib import Path
 from autograder.grading.run import sandbox
 from autograder.grading.run.combine import zero_submission
 from autograder.grading.bookkeeping.config import Settings, configured_course_id, configured_db_url
-from autograder.grading.outputs.feedback_page import feedback_folder, write_fallbacks
 from autograder.grading.outputs.failures import JOB_STOPPED, RECORDS_SAY_FAILURES, WORKER_DIED, mark
-from autograder.grading.outputs.lms_export import FINDINGS_FILE, keep_findings
 from autograder.grading.bookkeeping.gradebook import build_template, prepare_course_gradebook, store_scores, template_cached
 from autograder.grading.bookkeeping.layout import MAX_TIMESTAMP_BYTES, Packed, find_submissions, misplaced, pack
 from autograder.grading.outputs.report import (RUN_WARNINGS, escaped, read_lines, stops, submission_line, write_lines,
@@ -141,8 +139,8 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
                 following = submit_next()
                 if following is not None:
                     running.add(following)
-                elif len(futures) < threads:  # a worker has nothing left to grade: a core for the report's imports
-                    warm_report_imports()
+                elif len(futures) < threads:  # a worker has nothing left to grade: a core for the imports
+                    import_what_the_end_needs()
                 result = task_result(future, submission, sources[submission.assignment])
                 try:
                     with clock.client_stage(stages.WRITING):
@@ -159,21 +157,23 @@ def run_tasks(todo, keys, sources, settings, out: Path, template: Path, jobs=1, 
     clock.mark(stages.SHUTDOWN)
 
 
-REPORT_IMPORTS = threading.Event()  # set once the class report's libraries are being imported (warm_report_imports)
+END_IMPORTS = threading.Event()  # set once import_what_the_end_needs has run in this process
 
 
-def warm_report_imports():
-    """Import the class report's libraries in a daemon thread, once per process: while the last submissions are
-    graded a core is free, and the report is written right after (about a second less at the end of a run)."""
-    if not REPORT_IMPORTS.is_set():
-        REPORT_IMPORTS.set()
-        threading.Thread(target=_import_report_libraries, name="report imports", daemon=True).start()
-
-
-def _import_report_libraries():
+def import_what_the_end_needs():
+    """Import what the end of a run needs (nbgrader's gradebook and export, the class report's libraries: about two
+    seconds), once per process, where the client would otherwise wait: every submission is handed out and a worker
+    has nothing left to grade, so a core is free. In the client's own thread, before the cluster's shutdown starts
+    in another (cluster.Closing): two threads importing at once can each get a module the other half imported."""
+    if END_IMPORTS.is_set():
+        return
+    END_IMPORTS.set()
     from autograder.grading.outputs.class_report import figures
 
-    with contextlib.suppress(Exception):  # the report imports them again, and says what failed
+    with contextlib.suppress(Exception):  # imported again where needed, which says what failed
+        import nbgrader.api  # noqa: F401
+
+        import autograder.grading.outputs.lms_export  # noqa: F401
         figures.import_libraries()
 
 
@@ -248,6 +248,8 @@ def write_logs(logs: Path, submission, result):
 def save_result(out: Path, submission, key, result, run=None):
     """A graded submission into OUT: its feedback pages (a plain page where nbgrader made none), its autograded
     notebooks (for formgrader) and its state."""
+    from autograder.grading.outputs.feedback_page import feedback_folder, write_fallbacks  # not before the first result
+
     autograded = result.get("autograded", {})
     kept = out / "autograded" / submission.student / submission.assignment
     shutil.rmtree(kept, ignore_errors=True)  # no notebook of an earlier grading of it stays
@@ -446,6 +448,8 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
                       jobs, scheduler, log, editions, warn, clock, closing)
         # after run_tasks, which empties OUT/logs/; for the class report
         write_not_graded(out, not_graded)
+        from autograder.grading.outputs.lms_export import FINDINGS_FILE, keep_findings  # nbgrader: not at the start
+
         if (submitted / FINDINGS_FILE).is_file():  # what collect-zip found, for the class report and gradebook.csv
             problem = keep_findings(submitted, out)
             if problem:

@@ -205,7 +205,7 @@ def test_the_cluster_shuts_down_while_the_class_outputs_are_written(tmp_path, so
     from autograder.grading.run import cluster, runner
     from autograder.grading.run.runner import grade
 
-    monkeypatch.setattr(runner, "REPORT_IMPORTS", threading.Event())
+    monkeypatch.setattr(runner, "END_IMPORTS", threading.Event())
 
     submitted, out, said, seen = write_submissions(tmp_path / "submitted", ["perfect"]), tmp_path / "out", [], {}
     start = cluster.Closing.start
@@ -228,18 +228,18 @@ def test_the_cluster_shuts_down_while_the_class_outputs_are_written(tmp_path, so
     assert not seen["thread"].is_alive()  # waited for
     assert records and sum(r["points"] for r in records) > 0
     assert "warning: Dask did not shut down cleanly (RuntimeError: a worker would not stop)" in said, said
-    assert runner.REPORT_IMPORTS.is_set()
+    assert runner.END_IMPORTS.is_set()
 
 
-def test_the_reports_libraries_are_imported_once_in_a_thread():
-    code = ("import sys, threading\n"
+def test_what_the_end_of_a_run_imports_is_imported_once_before_it():
+    code = ("import sys\n"
             "from autograder.grading.run import runner\n"
             "assert 'seaborn' not in sys.modules\n"
-            "runner.warm_report_imports(); runner.warm_report_imports()\n"
-            "started = [t for t in threading.enumerate() if t.name == 'report imports']\n"
-            "assert len(started) == 1 and started[0].daemon, started\n"
-            "started[0].join()\n"
-            "assert {'seaborn', 'pandas', 'matplotlib.figure'} <= set(sys.modules)\n")
+            "runner.import_what_the_end_needs()\n"
+            "assert {'seaborn', 'pandas', 'matplotlib.figure', 'nbgrader.api'} <= set(sys.modules)\n"
+            "del sys.modules['seaborn']\n"
+            "runner.import_what_the_end_needs()\n"
+            "assert 'seaborn' not in sys.modules\n")  # once
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -19,7 +19,7 @@ SMALLEST_SCALE = 0.9
 
 def import_libraries():
     """Import what drawing the figures needs (matplotlib, seaborn, pandas: about a second), so that a client with
-    nothing else to do imports it before the report is due (runner.run_tasks, in a thread, while the last
+    nothing else to do imports it before the report is due (runner.import_what_the_end_needs, while the last
     submissions are graded); importing twice costs nothing."""
     import matplotlib.figure  # noqa: F401
     import pandas  # noqa: F401
