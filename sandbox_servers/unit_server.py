@@ -283,7 +283,11 @@ class Child:
         self.instances = []  # the modules built by run_case, by number: probes run on them later
 
     def reply(self, message):
-        self.wire.write_frame(self.replies, self.wire.encode_reply(message))
+        try:
+            payload = self.wire.encode_reply(message)
+        except (TypeError, self.wire.ChannelClosed) as refused:  # a result a reply cannot carry (a complex tensor...)
+            payload = self.wire.encode_reply({"seq": message.get("seq"), "unsendable": str(refused)[:300]})
+        self.wire.write_frame(self.replies, payload)
 
     def start(self, timeout):
         exec(PREAMBLE, self.namespace)

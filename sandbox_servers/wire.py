@@ -156,6 +156,9 @@ def _tree(value, data, offset, quota):
         data.append(flat.numpy().tobytes())
         offset[0] += flat.numel()
         return ["x", name, shape, offset[0] - flat.numel()]
+    if isinstance(value, torch.Tensor):
+        raise TypeError(f"a {value.dtype} tensor ({value.layout}{', requiring grad' if value.requires_grad else ''}) "
+                        "in a reply: only plain dense tensors of real numbers or bools, not requiring grad")
     raise TypeError(f"a value of type {kind.__name__} in a reply")
 
 

@@ -434,3 +434,26 @@ def test_a_forged_reply_costs_its_notebook_and_nothing_more(verifier, forgery):
         assert "[tampering]" in told and "encode_reply" in told, verdicts
     again = verifier.verify(source, attention_notebook())
     assert all(passed for passed, _ in again.values()), again
+
+
+COMPLEX_ANSWER = '''
+_real = scaled_dot_product_attention
+
+def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):
+    output, weights = _real(query, key, value, mask, dropout)
+    return torch.complex(output, output), weights
+'''
+
+
+def test_a_result_a_reply_cannot_carry_is_named_and_costs_its_notebook_only(verifier):
+    """An honest child whose learner returns a complex tensor cannot send it (encode_reply refuses it, as
+    decode_reply would): it says so instead of ending, and the judge stops the notebook with that reason."""
+    from autograder.grading.bookkeeping.source import load_assignment
+    from autograder.paths import SOLUTIONS
+
+    source = load_assignment(SOLUTIONS, "01-attention")[0]
+    verdicts = verifier.verify(source, attention_notebook(COMPLEX_ANSWER))
+    passed, told = verdicts["scaled_dot_product_attention-hidden-values"]
+    assert not passed and "a torch.complex64 tensor (torch.strided) in a reply" in told, told
+    again = verifier.verify(source, attention_notebook())
+    assert all(passed for passed, _ in again.values()), again

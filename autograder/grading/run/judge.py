@@ -240,6 +240,10 @@ class Session:
                 raise SessionFailure(self.dead)
             if reply.get("seq") is None and "request_error" in reply and seq is not None:
                 raise RequestNotDelivered(str(reply["request_error"]))
+            if reply.get("seq") == seq and "unsendable" in reply:  # the child's answer was not plain data: as unreadable
+                reason = f"its process stopped answering ({str(reply['unsendable'])[:300]})"
+                self._stop(reason)
+                raise SessionFailure(reason)
             if reply.get("seq") == seq:
                 self.grader_since = time.monotonic()
                 return reply
