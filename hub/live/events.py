@@ -9,7 +9,9 @@ Nothing of a body is kept before the post is known to be small, a hub user's and
   hub gives a student's server as TRANSFORMER_LIVE_TOKEN (hub/live/tokens.py), not its JUPYTERHUB_API_TOKEN. The
   user is the hub's name for the token's owner (HubAuth.user_for_token), never the body's;
 - each user may post BURST events at once, then RATE a second (429 with Retry-After beyond).
-Answered only once the event is committed (writer.py).
+Those refusals (401, 403, 410, 429) are decided before the body is read and answered once it is (at most MAX_BODY,
+dropped as it comes): a connection whose body tornado has not read is closed under the client, which could then
+see a broken pipe instead of the answer and its Retry-After. Answered only once the event is committed (writer.py).
 """
 import json
 import logging
@@ -54,6 +56,7 @@ class EventsHandler(JSONErrors):
         self.student = None
         self.oversize = False  # a body over MAX_BODY, up to DRAIN: dropped as it comes, then refused
         self.retry_after = None  # seconds, for a 429
+        self.refusal = None  # the HTTPError decided in prepare(), raised once the body is read (post)
 
     def check_xsrf_cookie(self):
         """Token-authenticated only (no cookie is ever read here), so no cross-site form can post."""
@@ -69,14 +72,17 @@ class EventsHandler(JSONErrors):
             self.oversize = True
             return
         self.request.connection.set_max_body_size(MAX_BODY)
-        self.student = await self.poster()
-        if self.live.settings.course_over():
-            raise HTTPError(410, f"the course ended on {self.live.settings.end}: no event is kept any more")
-        wait = self.live.limits.take(self.student)
-        if wait:
-            self.retry_after = math.ceil(wait)
-            raise HTTPError(429, f"{self.student} posted over {BURST} events at once: one a second more at most, "
-                                 f"the next in {self.retry_after} s")
+        try:
+            self.student = await self.poster()
+            if self.live.settings.course_over():
+                raise HTTPError(410, f"the course ended on {self.live.settings.end}: no event is kept any more")
+            wait = self.live.limits.take(self.student)
+            if wait:
+                self.retry_after = math.ceil(wait)
+                raise HTTPError(429, f"{self.student} posted over {BURST} events at once: one a second more at "
+                                     f"most, the next in {self.retry_after} s")
+        except HTTPError as refusal:
+            self.refusal = refusal
 
     def write_error(self, status_code, **kwargs):
         if status_code == 429:  # tornado clears the headers before an error's answer
@@ -97,10 +103,12 @@ class EventsHandler(JSONErrors):
         return model["name"]
 
     def data_received(self, chunk):
-        if not self.oversize:
+        if not self.oversize and self.refusal is None:
             self.body += chunk
 
     async def post(self):
+        if self.refusal is not None:
+            raise self.refusal
         if self.oversize:
             raise HTTPError(400, f"the body is over {MAX_BODY} bytes")
         try:
