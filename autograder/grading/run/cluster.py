@@ -110,7 +110,7 @@ def grading_client(jobs=1, scheduler=None, log=print, warn=None, closing=None):
     client and cluster down in its thread once the block ends normally (the client goes on with the class's
     outputs meanwhile, which need no worker); after an error or Ctrl-C they shut down here, before the block's end.
 
-    In the block, and while the client and the cluster shut down after it (a second Ctrl-C cannot break that),
+    In the block, and while the client and the cluster shut down after it here (a second Ctrl-C cannot break that),
     Ctrl-C only sets the Event; ``finished`` raises KeyboardInterrupt between two results. Python's own
     handler raises it wherever the main thread is, and Dask's scheduler runs a garbage-collector callback
     there, which swallows it with a traceback. Then the handler of before is back. While a local cluster's

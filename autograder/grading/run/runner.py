@@ -435,15 +435,16 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     log(f"{len(submissions)} submission(s); {len(submissions) - len(todo)} already graded; grading {len(todo)} {where}")
     assignments = sorted({s.assignment for s in submissions})
     db_url = db_url or configured_db_url() or f"sqlite:///{out / 'gradebook.db'}"
-    from autograder.grading.run.cluster import Closing
-
-    closing = Closing()  # the cluster shuts down while the course gradebook and the report are written
+    closing = None  # a cluster.Closing once there is a cluster: it shuts down while the outputs are written
     try:
         if assignments and not template_cached(settings, assignments):
             log(f"preparing nbgrader's gradebook for {len(assignments)} assignment(s) (once: later runs reuse it)...")
         template = build_template(settings, assignments) if assignments else None
         clock.mark(stages.BEFORE)
         if todo:
+            from autograder.grading.run.cluster import Closing
+
+            closing = Closing()
             run_tasks(sorted(todo, key=lambda s: (s.assignment, s.student)), keys, sources, settings, out, template,
                       jobs, scheduler, log, editions, warn, clock, closing)
         # after run_tasks, which empties OUT/logs/; for the class report
@@ -467,7 +468,7 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
         write_results(out, records)
         write_class_outputs(out, records, db_url, log, roster, warn)
         clock.mark(stages.END_OUTPUTS)
-        failed = closing.wait()
+        failed = closing.wait() if closing is not None else None
         clock.mark(stages.SHUTDOWN)  # what is left of it once the outputs are written
         if failed is not None:  # every grade is written by now: only said
             log(f"warning: Dask did not shut down cleanly ({type(failed).__name__}: {str(failed)[:300]})")
@@ -475,8 +476,9 @@ def grade(submitted: Path, out: Path, jobs=1, settings=None, db_url=None, fresh=
     except KeyboardInterrupt:
         raise Interrupted(sum(read_state(out, s, keys[s.key]) is not None for s in submissions), len(submissions)) from None
     finally:  # after an error or Ctrl-C too: no worker outlives the call (a second Ctrl-C leaves it to the exit)
-        with contextlib.suppress(KeyboardInterrupt):
-            closing.wait()
+        if closing is not None:
+            with contextlib.suppress(KeyboardInterrupt):
+                closing.wait()
     return records
 
 
