@@ -10,7 +10,6 @@ what it holds is checked against bounds before anything is built from it.
 import builtins
 import io
 import json
-import math
 import os
 import pickle
 import select
@@ -129,12 +128,13 @@ def encode_reply(reply) -> bytes:
     TypeError for anything else; ChannelClosed past the bounds decode_reply takes on values and tensor elements
     (a learner's absurd result: its notebook's child then ends, as on a frame over MAX_REPLY_BYTES).
     """
-    data, quota = [], ElementQuota()
-    structure = json.dumps(_tree(reply, data, [0], quota), separators=(",", ":")).encode()
-    return b"".join([REPLY_MAGIC, _LENGTH.pack(len(structure)), structure, *data])
+    data, quota = bytearray(), ElementQuota()
+    structure = json.dumps(_tree(reply, data, quota), separators=(",", ":")).encode()
+    return b"".join([REPLY_MAGIC, _LENGTH.pack(len(structure)), structure, data])
 
 
-def _tree(value, data, offset, quota):
+def _tree(value, data, quota):
+    """``value`` as a JSON-ready node; a tensor's bytes are appended to ``data`` (its node names where they start)."""
     quota.visit()
     kind = type(value)
     if value is None or kind is bool or kind is int or kind is float or kind is str:
@@ -144,18 +144,17 @@ def _tree(value, data, offset, quota):
             if type(key) is not str:
                 raise TypeError("a reply's dict keys are strings")
             quota.visit()
-        return {key: _tree(item, data, offset, quota) for key, item in value.items()}
+        return {key: _tree(item, data, quota) for key, item in value.items()}
     if kind is list or kind is tuple:
-        return ["l" if kind is list else "t", *(_tree(item, data, offset, quota) for item in value)]
+        return ["l" if kind is list else "t", *(_tree(item, data, quota) for item in value)]
     if kind is torch.Tensor and value.layout is torch.strided and value.dtype in _DTYPE_NAMES and not value.requires_grad:
         quota.take_elements(value.numel())  # before the copy below, which an expanded view would blow up
         name, shape = _DTYPE_NAMES[value.dtype], list(value.shape)
         if value.device.type == "meta":
             return ["m", name, shape]
-        flat = value.cpu().contiguous().reshape(-1).view(torch.uint8)
-        data.append(flat.numpy().tobytes())
-        offset[0] += flat.numel()
-        return ["x", name, shape, offset[0] - flat.numel()]
+        offset = len(data)
+        data += value.cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+        return ["x", name, shape, offset]
     if isinstance(value, torch.Tensor):
         raise TypeError(f"a {value.dtype} tensor ({value.layout}{', requiring grad' if value.requires_grad else ''}) "
                         "in a reply: only plain dense tensors of real numbers or bools, not requiring grad")
@@ -245,28 +244,29 @@ def _value(node, data, quota, depth):
     if tag == "x" and len(node) == 4:
         return _tensor(node[1], node[2], node[3], data, quota)
     if tag == "m" and len(node) == 3:
-        dtype, shape = _tensor_kind(node[1], node[2], quota)
+        dtype, shape, _ = _tensor_kind(node[1], node[2], quota)
         return torch.empty(shape, dtype=dtype, device="meta")
     raise ChannelClosed("a malformed reply")
 
 
 def _tensor_kind(name, shape, quota):
-    """(dtype, shape) of a tensor node, its elements taken from ``quota`` before anything is allocated."""
+    """(dtype, shape, element count) of a tensor node, its elements taken from ``quota`` before anything is
+    allocated."""
     _expect(type(name) is str and name in _DTYPES, f"a tensor of dtype {str(name)[:40]} in a reply")
     _expect(type(shape) is list and len(shape) <= MAX_DEPTH and all(type(size) is int and 0 <= size <= MAX_ELEMENTS for size in shape),
             "a malformed tensor shape in a reply")  # a zero size elsewhere would hide any size from the count
     count = 1
     for size in shape:
         count = min(count * size, MAX_ELEMENTS + 1)  # ints stay small, whatever the sizes
-    quota.take_elements(count)
-    return _DTYPES[name], shape
+    quota.take_elements(count)  # past MAX_ELEMENTS it refuses: the count returned is the exact one
+    return _DTYPES[name], shape, count
 
 
 def _tensor(name, shape, offset, data, quota):
     """A fresh contiguous CPU tensor of the bytes at ``offset`` in ``data`` (checked to lie there before it is
     allocated: what a reply makes the grader allocate is never more than its elements' bound)."""
-    dtype, shape = _tensor_kind(name, shape, quota)
-    size = math.prod(shape) * dtype.itemsize
+    dtype, shape, count = _tensor_kind(name, shape, quota)
+    size = count * dtype.itemsize
     _expect(type(offset) is int and 0 <= offset <= len(data) - size, "a tensor outside the reply's data")
     tensor = torch.empty(shape, dtype=dtype)
     if size:
