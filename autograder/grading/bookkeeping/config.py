@@ -148,8 +148,9 @@ FORKED_EXECUTE = "autograder.grading.run.forked_kernels.ForkedExecute"
 def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     """nbgrader configuration for a scratch course directory ``scratch`` with gradebook ``db_url``."""
     from nbgrader.converters import Autograde
-    from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades
+    from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, Execute, GetGrades
 
+    from autograder.grading.bookkeeping.cheaper_nbgrader import CheckCellMetadataCompiled
     from autograder.grading.bookkeeping import preprocessors as feedback
     from autograder.grading.outputs.feedback_exporter import FeedbackExporter
     from autograder.grading.bookkeeping.recorded_run import RecordedRun
@@ -167,12 +168,15 @@ def scratch_config(settings: Settings, scratch: Path, db_url: str) -> Config:
     config.Execute.timeout = cell_timeout(settings)
     # A grading kernel holds nothing worth a graceful shutdown (saves ~1 s per notebook).
     config.Execute.shutdown_kernel = "immediate"
-    # Kernels forked from a process that has imported torch & co. already (saves ~3-4 s per notebook).
-    steps = config.Autograde.autograde_preprocessors if "autograde_preprocessors" in config.Autograde else None
-    steps = steps or Autograde.class_traits()["autograde_preprocessors"].make_dynamic_default()
-    # Without --kernel-run, no kernel at all: the outputs of the notebook's one run (recorded_run.py).
-    run = FORKED_EXECUTE if settings.kernel_run else RecordedRun
-    config.Autograde.autograde_preprocessors = [run if step is Execute else step for step in steps]
+    # Kernels forked from a process that has imported torch & co. already (saves ~3-4 s per notebook); without
+    # --kernel-run, no kernel at all: the outputs of the notebook's one run (recorded_run.py). nbgrader's check of
+    # the cells' metadata, with its schema checked once per process, not for every cell (cheaper_nbgrader.py).
+    replaced = {Execute: FORKED_EXECUTE if settings.kernel_run else RecordedRun,
+                CheckCellMetadata: CheckCellMetadataCompiled}
+    for steps_name in ("sanitize_preprocessors", "autograde_preprocessors"):
+        steps = config.Autograde[steps_name] if steps_name in config.Autograde else None
+        steps = steps or Autograde.class_traits()[steps_name].make_dynamic_default()
+        config.Autograde[steps_name] = [replaced.get(step, step) for step in steps]
     # Feedback shows neither the hidden tests nor the tracebacks that would quote them; it is safe to
     # open: outputs capped in bytes, images (attachments too) in bytes and pixels, and the learner's HTML and
     # JavaScript sanitised (no <script> runs) in outputs, Markdown and raw cells alike (feedback_page.py says why both filters are replaced).

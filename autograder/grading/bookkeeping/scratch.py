@@ -56,7 +56,10 @@ class ScratchCourse:
     def __init__(self, settings, root: Path, template_db: Path):
         from nbgrader.apps import NbGraderAPI
 
+        from autograder.grading.bookkeeping.cheaper_nbgrader import share_engines
+
         put_python_scripts_on_path()
+        share_engines()  # a worker's many Gradebooks: one SQLAlchemy engine, its compiled statements kept
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(template_db, root / "gradebook.db")
