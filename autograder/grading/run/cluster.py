@@ -375,14 +375,21 @@ def local_cluster(jobs):
 
 
 def dask_setup(worker):
-    """Run in every local worker process as it starts (a Dask preload): Ctrl-C is the client's to handle.
+    """Run in every local worker process as it starts (a Dask preload): Ctrl-C is the client's to handle, and the
+    worker has a session of its own.
 
     The process started with Ctrl-C ignored (SIG_IGN, from the client); a handler that does nothing
     takes over, because SIG_IGN would be inherited by the sandboxes' servers, and their kernels.
+    Linux's autogroup scheduler shares a busy machine's CPU between sessions first: in the command's session, the
+    workers would share one share with whatever else was started there, where Jupyter gives each kernel (stock
+    nbgrader's too) a session, and so a share, of its own, as the sandboxes do their children (README: under load).
+    A worker still ends with the client: Dask's worker process watches its parent, not its process group.
     """
     global LOCAL_WORKER
     LOCAL_WORKER = True
     set_sigint(_ignore)
+    with contextlib.suppress(OSError):  # EPERM where it leads a process group already: it keeps the one it has
+        os.setsid()
 
 
 def _ignore(signum, frame):

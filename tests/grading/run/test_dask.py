@@ -175,3 +175,41 @@ def test_every_stage_is_timed_and_they_add_up(course):
                                             stages.END_GRADEBOOK, stages.END_OUTPUTS)), fixed
     # the worker waits for its unit server in its set-up, so that no learner's notebook waits for it
     assert data["setup"].get(stages.UNIT_SERVER, 0) > 0, data["setup"]
+
+
+LOCAL_WORKER = """
+import os, sys
+from distributed import Client
+from autograder.grading.run import cluster
+with cluster.local_cluster(1) as local, Client(local, set_as_default=False) as client:
+    (worker,) = client.run(lambda: (os.getpid(), os.getsid(0))).values()
+    print(os.getsid(0), *worker, flush=True)
+    sys.stdin.readline()
+"""
+
+
+def alive(pid):
+    """``pid`` runs (exists and is no zombie waiting for a parent that will not reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_a_local_worker_has_a_session_of_its_own_and_still_ends_with_the_client():
+    """Its own session: its own share of a busy machine's CPU under Linux's autogroup (cluster.dask_setup). Out of the
+    command's process group, it must still end when the client is killed outright."""
+    client = subprocess.Popen([sys.executable, "-c", LOCAL_WORKER], cwd=ROOT, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        client_session, worker, worker_session = map(int, client.stdout.readline().split())
+        assert worker_session == worker != client_session
+        client.kill()
+        client.wait(timeout=30)
+        deadline = time.monotonic() + 60
+        while alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not alive(worker), f"the worker {worker} outlived its client"
+    finally:
+        if client.poll() is None:
+            client.kill()
