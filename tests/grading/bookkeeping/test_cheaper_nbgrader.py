@@ -8,8 +8,11 @@ from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.preprocessors import CheckCellMetadata
 
-from autograder.grading.bookkeeping.cheaper_nbgrader import (CheckCellMetadataCompiled, CompiledMetadataValidator,
-                                                            share_engines)
+from autograder.grading.bookkeeping.cheaper_nbgrader import (
+    CheckCellMetadataCompiled,
+    CompiledMetadataValidator,
+    share_engines,
+)
 from autograder.grading.bookkeeping.config import Settings, scratch_config
 from autograder.grading.bookkeeping.recorded_run import RecordedRun
 from autograder.paths import put_python_scripts_on_path
