@@ -46,8 +46,8 @@ _SCHEMA_VALIDATORS = {}  # {schema version: a jsonschema validator of nbgrader's
 
 class _SchemaCheckedOnce(BaseMetadataValidator):
     def validate_cell(self, cell):
-        meta = cell.metadata.get("nbgrader") if "nbgrader" in cell.metadata else None
-        if meta is None or not isinstance(meta, dict) or meta.get("schema_version", 0) != self.schema_version:
+        meta = cell.metadata.get("nbgrader")
+        if not isinstance(meta, dict) or meta.get("schema_version", 0) != self.schema_version:
             return super().validate_cell(cell)  # nbgrader's own: nothing to check, or its schema-version errors
         validator = _SCHEMA_VALIDATORS.get(self.schema_version)
         if validator is None:

@@ -48,6 +48,8 @@ NOTEBOOKS = {
     "markdown grade cell not a solution": notebook(graded_cell(), answer_cell("markdown")),
 }
 NOTEBOOKS["grade_id missing"].cells[1].metadata["nbgrader"].pop("grade_id")
+NOTEBOOKS["nbgrader metadata not an object"] = notebook(graded_cell())
+NOTEBOOKS["nbgrader metadata not an object"].cells[1].metadata["nbgrader"] = ["grade"]
 
 
 def outcome(check, nb):
