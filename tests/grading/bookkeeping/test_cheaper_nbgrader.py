@@ -45,7 +45,7 @@ NOTEBOOKS = {
     "schema too old": notebook(graded_cell(schema_version=2)),
     "schema too new": notebook(graded_cell(schema_version=4)),
     "duplicate grade ids": notebook(graded_cell("same"), graded_cell("same")),
-    "markdown grade cell not a solution": notebook(graded_cell(), answer_cell("markdown")),
+    "markdown solution cell not graded": notebook(graded_cell(), answer_cell("markdown")),
 }
 NOTEBOOKS["grade_id missing"].cells[1].metadata["nbgrader"].pop("grade_id")
 NOTEBOOKS["nbgrader metadata not an object"] = notebook(graded_cell())
